@@ -1,0 +1,110 @@
+"""The two documents that cross the runner's boundary: a JobSpec in, a RunReport out.
+
+Both are plain JSON so that the platform never imports the runner's internals, let alone a
+submission: it hands over a JobSpec and stores the RunReport it gets back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("test", "benchmark", "leaderboard")
+DEVICES = ("cpu", "cuda")
+SANDBOXES = ("bwrap", "docker", "none")
+
+
+class Verdict:
+    """Final verdicts, most to least severe within a run's cases (see docs/report.md)."""
+
+    PASSED = "passed"  # every case ran and every checked output agreed with the reference
+    FAILED = "failed"  # the submission ran but an output was wrong or it broke a rule of the harness
+    ERROR = "error"  # the submission crashed: it did not import, raised, or its process died
+    TIMEOUT = "timeout"  # a time limit of the mode was hit
+    REJECTED = "rejected"  # refused before running: unreadable, too big, a syntax error, no custom_kernel
+    FLAGGED = "flagged"  # the outputs were right but the result is suspect; kept out of rankings
+
+    ALL = (PASSED, FAILED, ERROR, TIMEOUT, REJECTED, FLAGGED)
+
+
+@dataclass
+class JobSpec:
+    """What the platform asks the runner to do with one submission."""
+
+    problem: str
+    source: str  # the submission's source text
+    mode: str = "test"
+    device: str = "cpu"  # cpu | cuda
+    sandbox: str = "none"
+    # The run's secret seed. It reaches the judge only, over the judge's stdin; never argv or env.
+    secret_seed: int | None = None
+    threads: int = 1  # the contestant's CPU thread count, fixed per job
+    device_kind: str | None = None  # e.g. "h100", "cpu"; derived from the machine when None
+    filename: str = "submission.py"
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> JobSpec:
+        return cls(**json.loads(text))
+
+
+@dataclass
+class Stats:
+    """Timing of one case, in seconds per call, from the judge's clock."""
+
+    n: int  # timed calls
+    windows: int  # handshakes: each window times several calls at once
+    mean: float
+    std: float  # spread of the per-call time across windows
+    stderr: float  # standard error of the mean
+    min: float  # fastest window, per call
+    max: float  # slowest window, per call
+    flops_per_s: float | None = None
+    bytes_per_s: float | None = None
+    joules_per_call: float | None = None
+
+
+@dataclass
+class CaseResult:
+    id: str  # pytest-style id, e.g. "vectoradd[size=128-seed=4242]"
+    kind: str  # "test" or "benchmark" (the secret run's benchmarks say "secret")
+    status: str  # passed | failed | error | timeout | flagged | skipped
+    message: str = ""
+    stats: Stats | None = None
+    floor_s: float | None = None  # the physical floor of this case on this device
+
+
+@dataclass
+class RunReport:
+    verdict: str
+    message: str = ""  # one line, in the user's words, saying why when not passed
+    problem: str = ""
+    mode: str = ""
+    device: str = ""
+    score_s: float | None = None  # geometric mean over benchmark cases of the per-call mean
+    cases: list[CaseResult] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)  # {"kind", "message", "evidence"}
+    env: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, Any] = field(default_factory=dict)
+    handshake_s: float | None = None  # calibrated fixed cost of one go/done round trip
+    logs: str = ""  # the contestant's output, capped; never believed
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunReport:
+        d = dict(d)
+        cases = []
+        for c in d.pop("cases", []):
+            c = dict(c)
+            stats = c.pop("stats", None)
+            cases.append(CaseResult(**c, stats=Stats(**stats) if stats else None))
+        return cls(**d, cases=cases)
