@@ -43,6 +43,7 @@ class JobSpec:
     threads: int = 1  # the contestant's CPU thread count, fixed per job
     device_kind: str | None = None  # e.g. "h100", "cpu"; derived from the machine when None
     filename: str = "submission.py"
+    case_budget_s: float | None = None  # timed seconds per benchmark case; None: the mode's default
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -91,6 +92,8 @@ class RunReport:
     env: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, Any] = field(default_factory=dict)
     handshake_s: float | None = None  # calibrated fixed cost of one go/done round trip
+    scan: list[dict[str, Any]] = field(default_factory=list)  # static red flags: evidence, never a verdict
+    isolation: str = ""  # which sandbox ran the contestant, and what that means
     logs: str = ""  # the contestant's output, capped; never believed
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+
+from leaderboard.accounts.models import ApiToken, User
+
+
+@admin.register(User)
+class LeaderboardUserAdmin(UserAdmin):
+    list_display = ("username", "is_agent", "is_staff", "date_joined")
+    list_filter = ("is_agent", "is_staff", "is_active")
+    fieldsets = (*UserAdmin.fieldsets, ("Leaderboard", {"fields": ("is_agent",)}))
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("hint", "user", "name", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("digest", "hint", "created_at", "last_used_at")
+    search_fields = ("user__username", "name")

@@ -1,0 +1,247 @@
+"""The API's endpoints: thin, they call selectors and services and shape their answers.
+
+Reading problems and rankings needs no token; everything about submissions needs `Authorization: Bearer`.
+Every error is `{"error": code, "message": words}`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Query
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import HttpBearer
+
+from leaderboard.accounts.services import api_token_authenticate
+from leaderboard.api.schemas import (
+    DeviceKindName,
+    ErrorOut,
+    ProblemDetail,
+    ProblemSummary,
+    RankingOut,
+    SubmissionBrief,
+    SubmissionCreated,
+    SubmissionIn,
+    SubmissionOut,
+)
+from leaderboard.errors import Refusal
+from leaderboard.problems.selectors import problem_get, problem_list
+from leaderboard.submissions.models import DeviceKind, Submission
+from leaderboard.submissions.selectors import (
+    ranking_for_problem,
+    submission_for_user,
+    submission_list_for_user,
+    submission_queue_position,
+)
+from leaderboard.submissions.services import submission_create
+
+logger = logging.getLogger(__name__)
+
+
+class ApiToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str):
+        return api_token_authenticate(token=token)
+
+
+api = NinjaAPI(
+    title="Kernelboard API",
+    version="1",
+    description="Submit GPU kernels, follow their judging, read the rankings. "
+    "Create a token with `python manage.py create_api_token USERNAME`.",
+    urls_namespace="api",
+)
+ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut}
+
+
+def _error(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
+    return api.create_response(request, {"error": code, "message": message}, status=status)
+
+
+@api.exception_handler(Refusal)
+def _refusal(request, exc: Refusal):
+    response = _error(request, exc.status, exc.code, exc.message)
+    if exc.retry_after_s is not None:
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthorized(request, exc):
+    if request.headers.get("Authorization"):
+        message = "That API token is not valid (revoked, mistyped, or not a Bearer token)."
+    else:
+        message = "This needs an API token: send the header `Authorization: Bearer <token>`."
+    message += " Create one with `python manage.py create_api_token USERNAME`."
+    return _error(request, 401, "unauthorized", message)
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request, exc: ValidationError):
+    parts = []
+    for e in exc.errors:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "payload", "query", "path"))
+        parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", "invalid"))
+    return _error(request, 422, "invalid_request", "The request is not valid. " + "; ".join(parts) + ".")
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request, exc):
+    return _error(request, 413, "request_too_large", "The request body is too large for a submission.")
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, exc: HttpError):
+    return _error(request, exc.status_code, "error", str(exc))
+
+
+@api.exception_handler(Exception)
+def _unexpected(request, exc):
+    logger.exception("API error on %s", request.path)
+    return _error(request, 500, "internal_error", "Something went wrong on our side; it has been logged.")
+
+
+def _problem_summary(problem) -> dict:
+    return {"name": problem.name, "title": problem.title, "version": problem.current_version.content_hash}
+
+
+@api.get("/problems", response=list[ProblemSummary], tags=["problems"])
+def list_problems(request):
+    """The problems open for submissions."""
+    return [_problem_summary(p) for p in problem_list()]
+
+
+@api.get("/problems/{name}", response={200: ProblemDetail, 404: ErrorOut}, tags=["problems"])
+def get_problem(request, name: str):
+    """A problem with its statement, its cases for each runner device, and its templates."""
+    problem = problem_get(name=name)
+    version = problem.current_version
+    return {
+        **_problem_summary(problem),
+        "statement": version.statement,
+        "tolerance": version.tolerance,
+        "cases": version.cases,
+        "device_kinds": {kind.value: kind.runner_device for kind in DeviceKind},
+        "templates": version.templates,
+    }
+
+
+@api.get("/problems/{name}/rankings", response={200: RankingOut, 404: ErrorOut}, tags=["rankings"])
+def get_rankings(request, name: str, device: Query[DeviceKindName] = "cpu", limit: int = 100):
+    """The ranking of a problem's current version on one device kind: each user's best ranked submission."""
+    problem = problem_get(name=name)
+    entries = ranking_for_problem(problem=problem, device_kind=device, limit=max(1, min(limit, 1000)))
+    return {
+        "problem": problem.name,
+        "version": problem.current_version.content_hash,
+        "device": device,
+        "entries": [
+            {
+                "rank": e.rank,
+                "user": e.username,
+                "is_agent": e.is_agent,
+                "score_s": e.score_s,
+                "submission_id": e.submission_id,
+                "language": e.language,
+                "submitted_at": e.submitted_at,
+            }
+            for e in entries
+        ],
+    }
+
+
+@api.post("/submissions", auth=ApiToken(), response={201: SubmissionCreated, **ERRORS}, tags=["submissions"])
+def post_submission(request, payload: SubmissionIn):
+    """Submit a kernel. It is queued for its device kind and judged once; follow it at `url`."""
+    submission = submission_create(
+        user=request.auth,
+        problem=payload.problem,
+        device_kind=payload.device,
+        mode=payload.mode,
+        language=payload.language,
+        source=payload.source,
+    )
+    return 201, {
+        "id": submission.pk,
+        "state": submission.state,
+        "queue_position": submission_queue_position(submission=submission),
+        "url": f"/api/submissions/{submission.pk}",
+    }
+
+
+@api.get(
+    "/submissions",
+    auth=ApiToken(),
+    response={200: list[SubmissionBrief], 401: ErrorOut},
+    tags=["submissions"],
+)
+def list_submissions(request, problem: str | None = None, limit: int = 50):
+    """Your latest submissions, newest first."""
+    submissions = submission_list_for_user(user=request.auth, problem=problem)[: max(1, min(limit, 500))]
+    return [
+        {
+            "id": s.pk,
+            "problem": s.problem_version.problem.name,
+            "device": s.device_kind,
+            "mode": s.mode,
+            "language": s.language,
+            "state": s.state,
+            "score_s": run.score_s if (run := _run_of(s)) else None,
+            "created_at": s.created_at,
+        }
+        for s in submissions
+    ]
+
+
+def _run_of(submission: Submission):
+    try:
+        return submission.run
+    except Submission.run.RelatedObjectDoesNotExist:
+        return None
+
+
+@api.get(
+    "/submissions/{submission_id}",
+    auth=ApiToken(),
+    response={200: SubmissionOut, 401: ErrorOut, 404: ErrorOut},
+    tags=["submissions"],
+)
+def get_submission(request, submission_id: int):
+    """One of your submissions: its state, queue position, verdict, score and per-case results."""
+    submission = submission_for_user(user=request.auth, submission_id=submission_id)
+    run = _run_of(submission)
+    cases = list(run.cases.all()) if run else []
+    return {
+        "id": submission.pk,
+        "problem": submission.problem_version.problem.name,
+        "problem_version": submission.problem_version.content_hash,
+        "device": submission.device_kind,
+        "mode": submission.mode,
+        "language": submission.language,
+        "state": submission.state,
+        "final": submission.is_final,
+        "queue_position": submission_queue_position(submission=submission),
+        "attempts": submission.attempts,
+        "message": submission.message,
+        "verdict": run.verdict if run else None,
+        "score_s": run.score_s if run else None,
+        "cases": [
+            {
+                "id": c.case_id,
+                "kind": c.kind,
+                "status": c.status,
+                "message": c.message,
+                "mean_s": c.mean_s,
+                "stderr_s": c.stderr_s,
+                "stats": c.stats,
+                "floor_s": c.floor_s,
+            }
+            for c in cases
+        ],
+        "flags": run.flags if run else [],
+        "created_at": submission.created_at,
+        "started_at": submission.started_at,
+        "finished_at": submission.finished_at,
+        "source_sha256": submission.source.sha256,
+    }

@@ -1,0 +1,122 @@
+"""The API's documents, as they appear in /api/openapi.json."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Field, Schema
+
+DeviceKindName = Literal["cpu", "h100", "h200", "a100", "b200", "mi300x"]
+ModeName = Literal["test", "benchmark", "leaderboard"]
+LanguageName = Literal["pytorch", "triton", "cuda"]
+
+
+class ErrorOut(Schema):
+    error: str = Field(
+        description="a short code: invalid_request, unauthorized, not_found, limit_reached, ..."
+    )
+    message: str = Field(description="what went wrong, in words, and what to do about it")
+
+
+class ProblemSummary(Schema):
+    name: str
+    title: str
+    version: str = Field(description="content hash of the problem; a new version restarts its rankings")
+
+
+class CaseOut(Schema):
+    id: str
+    params: dict[str, Any]
+    seed: int
+
+
+class CasesOut(Schema):
+    test: list[CaseOut]
+    benchmark: list[CaseOut]
+
+
+class ProblemDetail(ProblemSummary):
+    statement: str = Field(description="markdown")
+    tolerance: str
+    cases: dict[str, CasesOut] = Field(description='by runner device: "cpu" (small shapes) and "cuda" (GPUs)')
+    device_kinds: dict[str, str] = Field(description="each device kind and the runner device it uses")
+    templates: dict[str, str] = Field(description="file name -> source of a starting point")
+
+
+class SubmissionIn(Schema):
+    problem: str = Field(examples=["vectoradd"])
+    device: DeviceKindName = "cpu"
+    mode: ModeName = "test"
+    language: LanguageName = "pytorch"
+    source: str = Field(description="a Python module that defines custom_kernel(data)")
+
+
+class SubmissionCreated(Schema):
+    id: int
+    state: str
+    queue_position: int | None
+    url: str
+
+
+class CaseResultOut(Schema):
+    id: str
+    kind: str = Field(description="test, benchmark, or secret (the ranked run's hidden inputs)")
+    status: str
+    message: str
+    mean_s: float | None = Field(description="seconds per call, from the judge's clock")
+    stderr_s: float | None
+    stats: dict[str, Any] | None
+    floor_s: float | None = Field(description="the physical floor of this case on this device")
+
+
+class SubmissionOut(Schema):
+    id: int
+    problem: str
+    problem_version: str
+    device: str
+    mode: str
+    language: str
+    state: str = Field(
+        description="queued, running, or a verdict: passed failed error timeout rejected flagged"
+    )
+    final: bool
+    queue_position: int | None
+    attempts: int
+    message: str
+    verdict: str | None
+    score_s: float | None = Field(description="geometric mean over benchmark cases of seconds per call")
+    cases: list[CaseResultOut]
+    flags: list[dict[str, Any]]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    source_sha256: str
+
+
+class SubmissionBrief(Schema):
+    id: int
+    problem: str
+    device: str
+    mode: str
+    language: str
+    state: str
+    score_s: float | None
+    created_at: datetime
+
+
+class RankingEntryOut(Schema):
+    rank: int
+    user: str
+    is_agent: bool
+    score_s: float
+    submission_id: int
+    language: str
+    submitted_at: datetime
+
+
+class RankingOut(Schema):
+    problem: str
+    version: str
+    device: str
+    entries: list[RankingEntryOut]

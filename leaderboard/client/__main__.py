@@ -1,0 +1,5 @@
+import sys
+
+from leaderboard.client.cli import main
+
+sys.exit(main())

@@ -1,0 +1,224 @@
+"""`kernelboard`: submit kernels and read rankings from the command line.
+
+    kernelboard problems
+    kernelboard submit vectoradd my_kernel.py --device cpu --mode test --wait
+    kernelboard status 12 --wait
+    kernelboard rankings vectoradd --device cpu
+
+The token comes from KERNELBOARD_TOKEN or ~/.config/kernelboard/config.toml (`token = "kb_..."`); the
+server from --url, KERNELBOARD_URL, the file's `url`, or http://127.0.0.1:8000.
+Exit status: 0 done (a submission passed), 1 a submission did not pass, 2 a usage or server error,
+3 still not judged when --timeout ran out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from leaderboard.client.config import config_path, load_config
+from leaderboard.client.connection import ApiClient, ApiError
+from leaderboard.client.report import format_seconds, render_report
+
+DEVICE_KINDS = ("cpu", "h100", "h200", "a100", "b200", "mi300x")
+MODES = ("test", "benchmark", "leaderboard")
+LANGUAGES = ("pytorch", "triton", "cuda")
+
+
+def guess_language(source: str) -> str:
+    """triton if it imports triton, cuda if it builds an inline extension, else pytorch."""
+    if "load_inline" in source or "torch.utils.cpp_extension" in source:
+        return "cuda"
+    if "import triton" in source or "from triton" in source:
+        return "triton"
+    return "pytorch"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernelboard", description="Submit kernels to a Kernelboard server."
+    )
+    parser.add_argument("--url", help="the server (default: KERNELBOARD_URL or http://127.0.0.1:8000)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    commands.add_parser("problems", help="list the problems")
+
+    submit = commands.add_parser("submit", help="submit a kernel")
+    submit.add_argument("problem")
+    submit.add_argument("file", type=Path, help="a Python file that defines custom_kernel(data)")
+    submit.add_argument("--device", default="cpu", choices=DEVICE_KINDS)
+    submit.add_argument("--mode", default="test", choices=MODES)
+    submit.add_argument("--language", choices=LANGUAGES, help="default: guessed from the source")
+    _wait_options(submit)
+
+    status = commands.add_parser("status", help="show a submission")
+    status.add_argument("id", type=int)
+    _wait_options(status)
+
+    rankings = commands.add_parser("rankings", help="show a problem's ranking on a device kind")
+    rankings.add_argument("problem")
+    rankings.add_argument("--device", default="cpu", choices=DEVICE_KINDS)
+    rankings.add_argument("--limit", type=int, default=50)
+    return parser
+
+
+def _wait_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait", action="store_true", help="follow it until it is judged, then report")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait (default 1800)")
+    parser.add_argument("--poll", type=float, default=0.5, help=argparse.SUPPRESS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    config = load_config(args.url)
+    client = ApiClient(config.url, config.token)
+    try:
+        if args.command == "problems":
+            return _problems(client)
+        if args.command == "rankings":
+            return _rankings(client, args)
+        if not config.token:
+            print(
+                'kernelboard: no API token. Set KERNELBOARD_TOKEN, or put `token = "kb_..."` in '
+                f"{config_path()}. An admin makes one with `python manage.py create_api_token USERNAME`.",
+                file=sys.stderr,
+            )
+            return 2
+        if args.command == "submit":
+            return _submit(client, args)
+        return _status(client, args)
+    except ApiError as exc:
+        print(f"kernelboard: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "\nkernelboard: stopped waiting; the submission goes on (see `kernelboard status ID`).",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _problems(client: ApiClient) -> int:
+    problems = client.get("/api/problems")
+    if not problems:
+        print("No problems yet.")
+    width = max((len(p["name"]) for p in problems), default=0)
+    for p in problems:
+        print(f"{p['name']:<{width}}  {p['title']}  (version {p['version']})")
+    return 0
+
+
+def _rankings(client: ApiClient, args) -> int:
+    ranking = client.get(
+        f"/api/problems/{quote(args.problem)}/rankings?device={args.device}&limit={args.limit}"
+    )
+    print(f"{ranking['problem']} on {ranking['device']} (version {ranking['version']})")
+    if not ranking["entries"]:
+        print("No ranked submissions yet: submit with --mode leaderboard.")
+        return 0
+    width = max(len(e["user"]) + (8 if e["is_agent"] else 0) for e in ranking["entries"])
+    for e in ranking["entries"]:
+        who = e["user"] + (" (agent)" if e["is_agent"] else "")
+        print(
+            f"{e['rank']:>4}. {who:<{width}}  {format_seconds(e['score_s']):>10}  {e['language']:<8}"
+            f"  #{e['submission_id']}  {e['submitted_at'][:19].replace('T', ' ')}"
+        )
+    return 0
+
+
+def _submit(client: ApiClient, args) -> int:
+    try:
+        source = args.file.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"kernelboard: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    language = args.language or guess_language(source)
+    created = client.post(
+        "/api/submissions",
+        {
+            "problem": args.problem,
+            "device": args.device,
+            "mode": args.mode,
+            "language": language,
+            "source": source,
+        },
+    )
+    print(
+        f"Submitted #{created['id']}: {args.problem} on {args.device}, mode {args.mode}, {language}.",
+        file=sys.stderr,
+    )
+    if not args.wait:
+        print(created["id"])
+        return 0
+    return _follow(client, created["id"], args)
+
+
+def _status(client: ApiClient, args) -> int:
+    if args.wait:
+        return _follow(client, args.id, args)
+    submission = client.get(f"/api/submissions/{args.id}")
+    if submission["final"]:
+        return _report(submission)
+    print(_progress_words(submission))
+    return 0
+
+
+def _progress_words(submission: dict[str, Any]) -> str:
+    state = submission["state"]
+    if state == "queued" and submission.get("queue_position"):
+        words = f"queued (position {submission['queue_position']})"
+    else:
+        words = state
+    if submission.get("attempts", 0) > 1:
+        words += f", attempt {submission['attempts']}"
+    return words
+
+
+def _follow(client: ApiClient, submission_id: int, args) -> int:
+    """Poll until the submission is final, showing its progress on stderr; then print the report."""
+    live = sys.stderr.isatty()
+    spinner = itertools.cycle("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+    started = time.monotonic()
+    last_words = None
+    while True:
+        submission = client.get(f"/api/submissions/{submission_id}")
+        if submission["final"]:
+            if live:
+                print("\r\033[K", end="", file=sys.stderr)
+            return _report(submission)
+        words = _progress_words(submission)
+        elapsed = time.monotonic() - started
+        if live:
+            print(
+                f"\r\033[K{next(spinner)} #{submission_id} {words}  {elapsed:.0f}s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif words != last_words:
+            print(f"#{submission_id} {words}", file=sys.stderr, flush=True)
+        last_words = words
+        if elapsed > args.timeout:
+            if live:
+                print(file=sys.stderr)
+            print(
+                f"kernelboard: #{submission_id} is still {words} after {args.timeout:g} s; "
+                f"check later with `kernelboard status {submission_id}`.",
+                file=sys.stderr,
+            )
+            return 3
+        time.sleep(args.poll)
+
+
+def _report(submission: dict[str, Any]) -> int:
+    print(render_report(submission, colour=sys.stdout.isatty()))
+    return 0 if submission["state"] == "passed" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The end of `kernelboard submit --wait`: one line per case, pytest style, then a summary line."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime
+from typing import Any
+
+_ORDER = ("failed", "error", "timeout", "flagged", "rejected", "skipped", "passed")
+_COLOURS = {
+    "passed": "32",
+    "failed": "31",
+    "error": "31",
+    "timeout": "31",
+    "rejected": "31",
+    "flagged": "33",
+    "skipped": "33",
+}
+
+
+def format_seconds(seconds: float | None) -> str:
+    """12.3 us, 4.56 ms, 1.20 s: three significant figures in the unit that reads best."""
+    if seconds is None:
+        return ""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def _paint(text: str, status: str, colour: bool) -> str:
+    code = _COLOURS.get(status)
+    return f"\033[{code}m{text}\033[0m" if colour and code else text
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
+    """The text of a final submission: its cases, then `===== 4 passed in 3.2s =====`."""
+    lines = []
+    for case in submission.get("cases", []):
+        status = case["status"]
+        parts = [case["id"], _paint(status.upper(), status, colour)]
+        if case.get("mean_s") is not None:
+            timing = format_seconds(case["mean_s"])
+            if case.get("stderr_s"):
+                timing += f" ± {format_seconds(case['stderr_s'])}"
+            parts.append(timing)
+        if case.get("kind") == "secret":
+            parts.append("(secret inputs)")
+        line = " ".join(parts)
+        if case.get("message") and status != "passed":
+            line += f"\n    {case['message']}"
+        lines.append(line)
+    if submission.get("score_s") is not None:
+        lines.append(
+            f"score: {format_seconds(submission['score_s'])} (geometric mean of the benchmark means)"
+        )
+    state = submission["state"]
+    if state != "passed" and submission.get("message"):
+        lines.append(_paint(f"{state.upper()}: {submission['message']}", state, colour))
+    lines.append(_summary_line(submission, colour=colour))
+    return "\n".join(lines)
+
+
+def _summary_line(submission: dict[str, Any], *, colour: bool) -> str:
+    counts: dict[str, int] = {}
+    for case in submission.get("cases", []):
+        counts[case["status"]] = counts.get(case["status"], 0) + 1
+    words = ", ".join(f"{counts[s]} {s}" for s in _ORDER if counts.get(s)) or "no cases ran"
+    extra = sorted(set(counts) - set(_ORDER))
+    if extra:
+        words += ", " + ", ".join(f"{counts[s]} {s}" for s in extra)
+    started, finished = _parse_time(submission.get("started_at")), _parse_time(submission.get("finished_at"))
+    if started and finished:
+        words += f" in {(finished - started).total_seconds():.2f}s"
+    state = submission["state"]
+    words += f" (verdict: {state})"
+    width = max(40, min(shutil.get_terminal_size((100, 20)).columns, 100))
+    text = f" {words} ".center(width, "=")
+    return _paint(text, state, colour)

@@ -1,0 +1,298 @@
+"""Settings of the leaderboard, read from the environment with embedded defaults.
+
+Two environments (DJANGO_ENV):
+- "embedded" (the default): one machine, no other server. SQLite under var/, Celery's filesystem broker under
+  var/broker/, a secret key generated once into var/secret_key. `manage.py serve` runs everything.
+- "production": DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or RabbitMQ), SECRET_KEY and
+  ALLOWED_HOSTS come from the environment; HTTPS-only cookies, HSTS and the SSL redirect are on, so that
+  `manage.py check --deploy` is clean (tests/leaderboard/commands/test_check_deploy.py holds it to that).
+
+docs/platform.md lists every variable.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r}: expected true or false")
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    try:
+        return default if value in (None, "") else int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected a whole number") from None
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    try:
+        return default if value in (None, "") else float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected a number") from None
+
+
+def _env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DJANGO_ENV = os.environ.get("DJANGO_ENV", "embedded")
+if DJANGO_ENV not in ("embedded", "production"):
+    raise ImproperlyConfigured(f"DJANGO_ENV={DJANGO_ENV!r}: expected embedded or production")
+PRODUCTION = DJANGO_ENV == "production"
+
+# Everything the embedded default writes: the SQLite file, the broker's folders, logs, the secret key.
+VAR_DIR = Path(os.environ.get("KERNELBOARD_VAR_DIR", BASE_DIR / "var")).resolve()
+
+
+def _embedded_secret_key() -> str:
+    """A key made once per var/ folder, so that sessions survive a restart without anyone choosing one."""
+    path = VAR_DIR / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(50)
+    try:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+    except FileExistsError:  # another process of `serve` wrote it first
+        return path.read_text().strip()
+    except OSError:  # a read-only checkout: a key for this process only
+        pass
+    return key
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY must be set in production (50+ random characters)")
+    SECRET_KEY = _embedded_secret_key()
+
+DEBUG = _env_bool("DEBUG", False)
+ALLOWED_HOSTS = _env_list(
+    "ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
+)
+CSRF_TRUSTED_ORIGINS = _env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# Other engineers' apps join when their package exists: the web pages and the agent-run pages.
+OPTIONAL_APPS = [
+    name
+    for name in ("leaderboard.web", "leaderboard.agentruns")
+    if importlib.util.find_spec(name) is not None
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "ninja",  # the API docs page's static files, served locally (no CDN)
+    "leaderboard.accounts",
+    "leaderboard.problems",
+    "leaderboard.submissions",
+    "leaderboard.server",
+    *OPTIONAL_APPS,
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "leaderboard.urls"
+WSGI_APPLICATION = "leaderboard.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "/admin/login/"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ----------------------------------------------------------------------------------------
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        conn_max_age=_env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web, the worker, its heartbeat thread and the sweeper all write: WAL lets readers run beside the
+    # writer, IMMEDIATE takes the write lock when a transaction starts (no lock upgrade to deadlock on),
+    # and the timeout makes a writer wait for the lock rather than fail.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- static files: whitenoise serves them from gunicorn ----------------------------------------------------
+STATIC_URL = "/static/"
+# Production serves what `collectstatic` gathered here (docker/web.Dockerfile runs it); the embedded default
+# serves straight from the apps' folders, so it needs no collectstatic step.
+STATIC_ROOT = os.environ.get("STATIC_ROOT") or (BASE_DIR / "staticfiles" if PRODUCTION else None)
+WHITENOISE_USE_FINDERS = not PRODUCTION
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# --- security --------------------------------------------------------------------------------------------
+# HTTPS=false turns the HTTPS-only settings off for a production stack reached over plain HTTP on a private
+# network (docker/compose.yaml on a laptop); check --deploy then warns, as it should.
+HTTPS = _env_bool("HTTPS", PRODUCTION)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if _env_bool("BEHIND_PROXY", PRODUCTION) else None
+)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the load balancer's probe speaks plain HTTP
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = _env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# --- submissions -----------------------------------------------------------------------------------------
+SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 256 * 1024)
+# Request bodies may be a little over the source limit (JSON escaping), so that an oversized source gets the
+# clear 413 of the submission service rather than Django's generic refusal.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(4 * SUBMISSION_MAX_SOURCE_BYTES, 2621440)
+SUBMISSION_MAX_IN_FLIGHT = _env_int("SUBMISSION_MAX_IN_FLIGHT", 4)  # queued or running, per user; 0: no limit
+SUBMISSION_MAX_PER_HOUR = _env_int("SUBMISSION_MAX_PER_HOUR", 60)  # per user; 0: no limit
+SUBMISSION_MAX_ATTEMPTS = 3  # claims of one submission before it ends as `error`
+
+# --- judging ---------------------------------------------------------------------------------------------
+# The runner's sandbox: bubblewrap where installed, else none (then the sandbox is the machine itself).
+RUNNER_SANDBOX = os.environ.get("RUNNER_SANDBOX") or ("bwrap" if shutil.which("bwrap") else "none")
+RUNNER_THREADS = _env_int("RUNNER_THREADS", 1)  # the contestant's CPU threads, fixed per job
+# The function that judges a JobSpec. Only tests point it elsewhere (a fast trusted judge for load tests).
+RUNNER_EXECUTE = os.environ.get("RUNNER_EXECUTE", "runner:execute")
+HEARTBEAT_INTERVAL_S = _env_float("HEARTBEAT_INTERVAL_S", 5.0)
+# A running submission whose heartbeat is older than this is taken back from its worker.
+HEARTBEAT_TIMEOUT_S = _env_float("HEARTBEAT_TIMEOUT_S", 60.0)
+# A queued submission whose message was sent longer ago than this is sent again (the broker may have lost
+# it: a restart without persistence, a worker killed while holding it). A duplicate judges nothing.
+REQUEUE_AFTER_S = _env_float("REQUEUE_AFTER_S", 600.0)
+SWEEP_INTERVAL_S = _env_float("SWEEP_INTERVAL_S", 10.0)
+JUDGE_SOFT_TIME_LIMIT_S = _env_int("JUDGE_SOFT_TIME_LIMIT_S", 1800)
+JUDGE_HARD_TIME_LIMIT_S = _env_int("JUDGE_HARD_TIME_LIMIT_S", JUDGE_SOFT_TIME_LIMIT_S + 120)
+if JUDGE_HARD_TIME_LIMIT_S <= JUDGE_SOFT_TIME_LIMIT_S:
+    raise ImproperlyConfigured("JUDGE_HARD_TIME_LIMIT_S must be above JUDGE_SOFT_TIME_LIMIT_S")
+
+# --- Celery: one queue per device kind; the queue carries only the submission id -----------------------
+DEVICE_KINDS = ("cpu", "h100", "h200", "a100", "b200", "mi300x")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "control_folder": str(_broker_dir / "control"),
+        "polling_interval": 0.25,
+    }
+else:
+    # Redis (and SQS) give an unacknowledged message back after the visibility timeout. It must exceed the
+    # hard limit, or a long run would be handed to a second worker while the first still judges it.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": JUDGE_HARD_TIME_LIMIT_S + 600}
+# RabbitMQ closes a channel whose delivery stays unacknowledged past consumer_timeout (30 min by default);
+# each queue asks for more than the hard limit (RabbitMQ 3.12+ reads the argument).
+_queue_arguments = (
+    {"x-consumer-timeout": (JUDGE_HARD_TIME_LIMIT_S + 600) * 1000}
+    if CELERY_BROKER_URL.startswith(("amqp://", "amqps://", "pyamqp://"))
+    else None
+)
+_judge_exchange = Exchange("judge", type="direct")
+CELERY_TASK_QUEUES = [
+    Queue(kind, _judge_exchange, routing_key=kind, queue_arguments=_queue_arguments) for kind in DEVICE_KINDS
+]
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_DEFAULT_EXCHANGE = "judge"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "cpu"
+CELERY_TASK_ACKS_LATE = True  # a message is acknowledged after its task ends, not when it is received
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a killed pool process gives its message back
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one message beyond the one it runs
+CELERY_TASK_SOFT_TIME_LIMIT = JUDGE_SOFT_TIME_LIMIT_S
+CELERY_TASK_TIME_LIMIT = JUDGE_HARD_TIME_LIMIT_S
+CELERY_TASK_IGNORE_RESULT = True  # the database row is the result
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0, "interval_step": 0.5}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# On a lost broker connection the running judge goes on: its result is written to the database, and the
+# message the broker gives back later finds nothing to claim.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

@@ -1,0 +1,136 @@
+"""Submissions, their sources, and the run that judged each.
+
+A submission's life: queued -> running -> passed | failed | error | timeout | rejected | flagged.
+The row is the truth; the broker carries only its id. A worker claims it with a conditional UPDATE and
+writes the run and the final state in one transaction, so that a submission is judged at most once.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class DeviceKind(models.TextChoices):
+    CPU = "cpu", "CPU"
+    H100 = "h100", "NVIDIA H100"
+    H200 = "h200", "NVIDIA H200"
+    A100 = "a100", "NVIDIA A100"
+    B200 = "b200", "NVIDIA B200"
+    MI300X = "mi300x", "AMD MI300X"
+
+    @property
+    def runner_device(self) -> str:
+        """The runner's device: torch calls every GPU "cuda" (ROCm builds too)."""
+        return "cpu" if self == DeviceKind.CPU else "cuda"
+
+
+class Language(models.TextChoices):
+    PYTORCH = "pytorch", "PyTorch"
+    TRITON = "triton", "Triton"
+    CUDA = "cuda", "CUDA (torch inline extension)"
+
+
+class Mode(models.TextChoices):
+    TEST = "test", "Test (correctness)"
+    BENCHMARK = "benchmark", "Benchmark (timed)"
+    LEADERBOARD = "leaderboard", "Leaderboard (ranked)"
+
+
+class State(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    REJECTED = "rejected"
+    FLAGGED = "flagged"  # outputs right but the result is suspect: kept out of rankings
+
+    @classmethod
+    def final(cls) -> tuple[str, ...]:
+        return (cls.PASSED, cls.FAILED, cls.ERROR, cls.TIMEOUT, cls.REJECTED, cls.FLAGGED)
+
+
+class Source(models.Model):
+    """A submission's source text, in its own table so that listing submissions never loads sources."""
+
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size_bytes = models.PositiveIntegerField()
+
+
+class Submission(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    problem_version = models.ForeignKey(
+        "problems.ProblemVersion", on_delete=models.PROTECT, related_name="submissions"
+    )
+    source = models.OneToOneField(Source, on_delete=models.PROTECT, related_name="submission")
+    language = models.CharField(max_length=16, choices=Language.choices)
+    device_kind = models.CharField(max_length=16, choices=DeviceKind.choices)
+    mode = models.CharField(max_length=16, choices=Mode.choices)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)  # claims so far; at most SUBMISSION_MAX_ATTEMPTS
+    worker = models.CharField(max_length=200, blank=True)  # the worker that holds (or last held) it
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Why it is where it is, in the user's words: the verdict's message, or why it was re-queued.
+    message = models.TextField(blank=True)
+    created_at = models.DateTimeField(db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)  # when its id was last sent to the broker
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["state", "device_kind", "created_at"], name="submission_queue"),
+            models.Index(
+                fields=["problem_version", "device_kind", "mode", "state"], name="submission_ranking"
+            ),
+            models.Index(fields=["user", "created_at"], name="submission_user_recent"),
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.problem_version} {self.device_kind} {self.mode} {self.state}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in State.final()
+
+
+class Run(models.Model):
+    """The one judging of a submission: the runner's report, whole, and what rankings need of it."""
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="run")
+    verdict = models.CharField(max_length=16)
+    message = models.TextField(blank=True)
+    score_s = models.FloatField(null=True, blank=True)  # geometric mean of the benchmark means
+    public_passed = models.BooleanField(default=False)  # every test and benchmark case passed
+    secret_passed = models.BooleanField(default=False)  # the secret run's cases ran and all passed
+    flagged = models.BooleanField(default=False)
+    flags = models.JSONField(default=list)
+    report = models.JSONField()  # RunReport.to_dict()
+    worker = models.CharField(max_length=200)
+    attempt = models.PositiveSmallIntegerField()
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"run of #{self.submission_id}: {self.verdict}"
+
+
+class RunCase(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cases")
+    position = models.PositiveSmallIntegerField()
+    case_id = models.CharField(max_length=300)  # pytest-style, e.g. "vectoradd[size=128]"
+    kind = models.CharField(max_length=16)  # test | benchmark | secret
+    status = models.CharField(max_length=16)
+    message = models.TextField(blank=True)
+    mean_s = models.FloatField(null=True, blank=True)
+    stderr_s = models.FloatField(null=True, blank=True)
+    stats = models.JSONField(null=True, blank=True)
+    floor_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="one_case_per_position")]

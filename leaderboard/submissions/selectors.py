@@ -1,0 +1,88 @@
+"""Reads of submissions and the one place that computes rankings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from leaderboard.errors import NotFound
+from leaderboard.problems.models import Problem
+from leaderboard.submissions.models import Mode, State, Submission
+
+
+@dataclass(frozen=True)
+class RankingEntry:
+    rank: int
+    username: str
+    is_agent: bool
+    score_s: float
+    submission_id: int
+    language: str
+    submitted_at: datetime
+
+
+def ranking_for_problem(
+    *, problem: Problem, device_kind: str, limit: int | None = None
+) -> list[RankingEntry]:
+    """The ranking of `problem`'s current version on `device_kind`: every eligibility filter is here.
+
+    Eligible: a leaderboard-mode submission that passed, whose run passed its public cases and its secret
+    run, and is not flagged. Each user's best entry counts (agents and people alike, agents marked);
+    the lower geometric-mean score ranks first, and a tie goes to the earlier submission.
+    """
+    order = [F("run__score_s").asc(), F("created_at").asc(), F("id").asc()]
+    eligible = Submission.objects.filter(
+        problem_version_id=problem.current_version_id,
+        device_kind=device_kind,
+        mode=Mode.LEADERBOARD,
+        state=State.PASSED,
+        run__verdict=State.PASSED,
+        run__public_passed=True,
+        run__secret_passed=True,
+        run__flagged=False,
+        run__score_s__gt=0,
+        user__is_active=True,
+    )
+    best = (
+        eligible.annotate(place_of_user=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
+        .filter(place_of_user=1)
+        .order_by(*order)
+        .values_list("user__username", "user__is_agent", "run__score_s", "id", "language", "created_at")
+    )
+    if limit is not None:
+        best = best[:limit]
+    return [RankingEntry(rank, *row) for rank, row in enumerate(best, start=1)]
+
+
+def submission_for_user(*, user, submission_id: int) -> Submission:
+    """The user's own submission with its run and cases; another user's is as absent as a missing one."""
+    submission = (
+        Submission.objects.select_related("problem_version__problem", "source", "run")
+        .filter(pk=submission_id, user=user)
+        .first()
+    )
+    if submission is None:
+        raise NotFound(f"You have no submission #{submission_id}.")
+    return submission
+
+
+def submission_list_for_user(*, user, problem: str | None = None) -> QuerySet[Submission]:
+    submissions = Submission.objects.filter(user=user).select_related("problem_version__problem", "run")
+    if problem:
+        submissions = submissions.filter(problem_version__problem__name=problem)
+    return submissions.order_by("-created_at", "-id")
+
+
+def submission_queue_position(*, submission: Submission) -> int | None:
+    """1 for the next one its device kind's workers take: queued submissions of that kind made before it,
+    plus one. An estimate (a submission queued again after a lost worker waits behind newer ones); None
+    when it is not queued."""
+    if submission.state != State.QUEUED:
+        return None
+    ahead = Submission.objects.filter(state=State.QUEUED, device_kind=submission.device_kind).filter(
+        Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.id)
+    )
+    return ahead.count() + 1

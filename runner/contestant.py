@@ -1,0 +1,193 @@
+"""The contestant process: imports the submission and calls custom_kernel when the judge says go.
+
+Everything here runs beside untrusted code and so decides nothing. It validates and stores outputs so
+that honest mistakes get clear messages, but the judge re-checks every byte it is given, keeps the clock,
+and believes no number sent from here.
+
+    python -m runner.contestant FD      (FD: the control socket, inherited from the judge)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import socket
+import sys
+import threading
+import traceback
+from typing import Any
+
+from runner.channel import Channel, ChannelClosed
+from runner.transport import CpuArena, TensorRef, open_ref, replace_tensors, tensors_of
+
+
+def describe(value: Any) -> str:
+    """How a user would name what custom_kernel returned."""
+    import torch
+
+    if type(value) is torch.Tensor:
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)} on {value.device}"
+    if isinstance(value, torch.Tensor):
+        return f"a {type(value).__name__} (a subclass of torch.Tensor)"
+    return f"a {type(value).__name__}"
+
+
+class OutputError(Exception):
+    """custom_kernel returned something other than the output the problem declares."""
+
+
+class Harness:
+    def __init__(self, channel: Channel, hello: dict[str, Any]):
+        self.channel = channel
+        self.device = hello["device"]
+        self.kernel = None
+        self.arena: CpuArena | None = None
+        self.inputs: list[Any] = []
+        self.outputs: list[list[Any]] = []
+        self.control = None  # GPU: shared go/done counters
+
+    def load(self, path: str) -> None:
+        sys.path.insert(0, os.path.dirname(path))
+        spec = importlib.util.spec_from_file_location("submission", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        spec.loader.exec_module(module)
+        kernel = getattr(module, "custom_kernel", None)
+        if not callable(kernel):
+            raise LookupError("the submission defines no function custom_kernel(data)")
+        self.kernel = kernel
+
+    def setup_case(self, message: dict[str, Any], fds: list[int]) -> None:
+        if self.arena is not None:
+            self.arena.close()
+            self.arena = None
+        if fds:
+            self.arena = CpuArena.attach(fds[0])
+        self.inputs = [replace_tensors(s, lambda r: open_ref(r, self.arena), TensorRef) for s in message["inputs"]]
+        self.outputs = [[open_ref(r, self.arena) for r in refs] for refs in message["outputs"]]
+
+    def store(self, result: Any, slot: int) -> list[int | None]:
+        """Check what custom_kernel returned against the reference's output and put it where the judge
+        reads it. Returns, per output tensor, the index of the input tensor it aliases (None: copied)."""
+        import torch
+
+        expected = self.outputs[slot]
+        got = tensors_of(result) if isinstance(result, (tuple, list)) else [result]
+        if len(expected) == 1 and isinstance(result, (tuple, list)):
+            raise OutputError(f"custom_kernel returned {describe(result)}; expected one tensor")
+        if len(got) != len(expected):
+            raise OutputError(f"custom_kernel returned {len(got)} tensors; expected {len(expected)}")
+        inputs = tensors_of(self.inputs[slot])
+        aliases: list[int | None] = []
+        for i, (out, want) in enumerate(zip(got, expected, strict=True)):
+            which = f"output {i}" if len(expected) > 1 else "custom_kernel"
+            if type(out) is not torch.Tensor:
+                raise OutputError(f"{which} returned {describe(out)}; expected a plain torch.Tensor")
+            if out.dtype != want.dtype:
+                raise OutputError(
+                    f"{which} returned a {str(out.dtype).removeprefix('torch.')} tensor; "
+                    f"expected {str(want.dtype).removeprefix('torch.')}"
+                )
+            if out.shape != want.shape:
+                raise OutputError(f"{which} returned shape {tuple(out.shape)}; expected {tuple(want.shape)}")
+            if out.device.type != want.device.type:
+                raise OutputError(f"{which} returned a tensor on {out.device}; expected {want.device.type}")
+            alias = next(
+                (j for j, t in enumerate(inputs) if t.data_ptr() == out.data_ptr() and t.shape == out.shape
+                 and out.is_contiguous()),
+                None,
+            )
+            if alias is None:
+                want.copy_(out)
+            aliases.append(alias)
+        return aliases
+
+    def sync(self) -> None:
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.synchronize()
+
+    def run(self, k: int, per_call: bool, noop: bool) -> dict[str, Any]:
+        """Call custom_kernel on slots 0..k-1. On a GPU each call waits for its own go (per_call)."""
+        aliases = []
+        base = self.control[1] if per_call else 0
+        for slot in range(k):
+            if per_call:
+                while self.control[0] <= base + slot:  # spin: the judge reveals one input at a time
+                    pass
+            if not noop:
+                try:
+                    result = self.kernel(self.inputs[slot])
+                    self.sync()
+                    aliases.append(self.store(result, slot))
+                    self.sync()
+                except OutputError as exc:
+                    return {"ok": False, "call": slot, "kind": "output", "error": str(exc)}
+                except Exception as exc:  # the judge reports it; the traceback goes to the logs
+                    traceback.print_exc()
+                    return {"ok": False, "call": slot, "kind": "raised", "error": f"{type(exc).__name__}: {exc}"}
+            if per_call:
+                self.control[1] = base + slot + 1
+        return {"ok": True, "aliases": aliases, "python_threads": threading.active_count()}
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    channel = Channel(sock)
+    hello, fds = channel.recv_command()
+    os.environ["OMP_NUM_THREADS"] = str(hello["threads"])
+    if hello["device"] == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"  # Triton kernels run, slowly, on the CPU
+    import torch
+
+    torch.set_num_threads(hello["threads"])
+    harness = Harness(channel, hello)
+    if fds:
+        import mmap
+
+        ctl = mmap.mmap(fds[0], 16)
+        harness.control = (ctypes.c_int64 * 2).from_buffer(ctl)
+    try:
+        harness.load(hello["submission"])
+    except SystemExit as exc:
+        channel.send_reply({"ok": False, "error": f"the submission called exit({exc.code}) while importing"})
+        return
+    except BaseException as exc:
+        traceback.print_exc()
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == hello["submission"]:
+                where = f" (line {tb.tb_lineno})"
+            tb = tb.tb_next
+        reason = str(exc) if isinstance(exc, LookupError) else f"{type(exc).__name__}: {exc}"
+        channel.send_reply({"ok": False, "import": True, "error": f"{reason}{where}"})
+        return
+    channel.send_reply({"ok": True, "python_threads": threading.active_count(), "torch": torch.__version__})
+    while True:
+        try:
+            message, fds = channel.recv_command()
+        except ChannelClosed:
+            return
+        op = message["op"]
+        if op == "case":
+            harness.setup_case(message, fds)
+            channel.send_reply({"ok": True})
+        elif op == "run":
+            reply = harness.run(message["k"], message.get("per_call", False), message.get("noop", False))
+            channel.send_reply(reply)
+        elif op == "sync":
+            harness.sync()
+            channel.send_reply({"ok": True})
+        elif op == "exit":
+            return
+
+
+if __name__ == "__main__":
+    main()
+    # Leave at once: lingering threads of the submission must not keep the process alive.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

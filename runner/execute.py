@@ -1,0 +1,138 @@
+"""execute(JobSpec) -> RunReport: checks a submission before anything runs, then hands it to a judge
+process and waits for its report. The calling process (a worker, the command line, an agent) never
+imports the submission."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from runner import scanner
+from runner.limits import limits_for
+from runner.problem import list_problems, load_problem
+from runner.sandbox import RUNNER_ROOT, get_sandbox
+from runner.spec import DEVICES, MODES, CaseResult, JobSpec, RunReport, Verdict
+
+JUDGE_GRACE_S = 30  # beyond the mode's wall limit before the judge itself is killed
+
+
+def precheck(spec: JobSpec) -> str | None:
+    """Why a submission is refused before it runs, in the user's words; None when it may run."""
+    limits = limits_for(spec.mode)
+    raw = spec.source.encode("utf-8", errors="surrogateescape")
+    if len(raw) > limits.source_bytes:
+        return f"the submission is {len(raw) / 1024:,.0f} KiB; the limit is {limits.source_bytes // 1024} KiB"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the submission is not UTF-8 text (byte {exc.start} is not valid UTF-8)"
+    if "\x00" in spec.source:
+        return "the submission contains a NUL byte; it must be Python source text"
+    try:
+        tree = ast.parse(spec.source, filename=spec.filename)
+    except SyntaxError as exc:
+        return f"syntax error on line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"the submission cannot be parsed: {exc}"
+    names = {
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    } | {
+        t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)
+    } | {
+        (a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names
+    }
+    if "custom_kernel" not in names:
+        return "the submission defines no function custom_kernel(data)"
+    return None
+
+
+def _usage_error(spec: JobSpec) -> str | None:
+    if spec.problem not in list_problems():
+        return f"there is no problem called {spec.problem!r}; the problems are: {', '.join(list_problems())}"
+    if spec.mode not in MODES:
+        return f"unknown mode {spec.mode!r}; choose {', '.join(MODES)}"
+    if spec.device not in DEVICES:
+        return f"unknown device {spec.device!r}; choose {', '.join(DEVICES)}"
+    return None
+
+
+def execute(spec: JobSpec) -> RunReport:
+    usage = _usage_error(spec)
+    if usage:
+        return RunReport(verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device)
+    findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
+    refused = precheck(spec)
+    if refused:
+        report = RunReport(verdict=Verdict.REJECTED, message=refused, problem=spec.problem, mode=spec.mode, device=spec.device)
+        report.scan = findings
+        return report
+    try:
+        sandbox = get_sandbox(spec.sandbox)
+    except (ValueError, RuntimeError) as exc:
+        return RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device)
+    run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
+    job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
+    try:
+        os.chmod(job_dir, 0o755)
+        (job_dir / spec.filename).write_text(spec.source)
+        problem = load_problem(spec.problem)
+        (job_dir / "task.py").write_text(problem.task_source)
+        (job_dir / "scratch").mkdir()
+        report = _run_judge(spec, job_dir, run_seed)
+    finally:
+        sandbox.cleanup(job_dir)
+        shutil.rmtree(job_dir, ignore_errors=True)
+    report.scan = findings
+    return report
+
+
+def _run_judge(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
+    limits = limits_for(spec.mode, spec.case_budget_s)
+    request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
+    env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "runner.judge"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=RUNNER_ROOT,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(json.dumps(request).encode(), timeout=limits.wall_s + JUDGE_GRACE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return RunReport(
+            verdict=Verdict.TIMEOUT,
+            message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
+            problem=spec.problem, mode=spec.mode, device=spec.device, limits=limits.to_dict(),
+        )
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # nothing the judge started outlives it
+        except ProcessLookupError:
+            pass
+    try:
+        return RunReport.from_dict(json.loads(out))
+    except (ValueError, TypeError):
+        tail = err.decode(errors="replace").strip().splitlines()[-12:]
+        return RunReport(
+            verdict=Verdict.ERROR,
+            message="the judge failed; this is a fault of the platform, not of the submission",
+            problem=spec.problem, mode=spec.mode, device=spec.device,
+            logs="\n".join(tail), cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")],
+            limits={"elapsed_s": time.monotonic() - started},
+        )

@@ -1,0 +1,145 @@
+"""Problems: one folder each under problems/, loaded by path (they are not a package).
+
+A folder holds:
+  problem.py    title, cases (TESTS and BENCHMARKS per device), `counts(**case)` -> (flops, bytes)
+  reference.py  generate_input(**case, seed, device), ref_kernel(data), check_implementation(data, output)
+  task.py       the input_t / output_t aliases a GPU MODE submission imports (`from task import ...`)
+  statement.md  what to compute, for people
+  templates/    starting points (PyTorch, Triton)
+  solutions/    correct/, wrong/, cheating/: golden submissions with the verdict each must get
+docs/problems.md explains how to add one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One parametrised case; `params` are generate_input's keyword arguments, without the seed."""
+
+    problem: str
+    kind: str  # "test" | "benchmark"
+    params: dict[str, Any]
+    seed: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.problem}[{'-'.join(f'{k}={v}' for k, v in self.params.items())}]"
+
+
+@dataclass
+class Problem:
+    name: str
+    path: Path
+    meta: ModuleType = field(repr=False)
+
+    @property
+    def title(self) -> str:
+        return getattr(self.meta, "TITLE", self.name)
+
+    @property
+    def statement(self) -> str:
+        f = self.path / "statement.md"
+        return f.read_text() if f.exists() else ""
+
+    @property
+    def reference_source(self) -> str:
+        return (self.path / "reference.py").read_text()
+
+    @property
+    def task_source(self) -> str:
+        return (self.path / "task.py").read_text()
+
+    @property
+    def deadline(self) -> str | None:
+        return getattr(self.meta, "DEADLINE", None)
+
+    @cached_property
+    def version(self) -> str:
+        """A hash of everything that decides a verdict; a changed problem gets a new version."""
+        h = hashlib.sha256()
+        for name in ("problem.py", "reference.py", "task.py"):
+            h.update(name.encode() + b"\0" + (self.path / name).read_bytes() + b"\0")
+        return h.hexdigest()[:16]
+
+    @property
+    def templates(self) -> dict[str, str]:
+        d = self.path / "templates"
+        return {p.name: p.read_text() for p in sorted(d.glob("*.py"))} if d.exists() else {}
+
+    def cases(self, kind: str, device: str) -> list[Case]:
+        """The test or benchmark cases for a device ("cpu" uses the small CPU shapes)."""
+        table = {"test": self.meta.TESTS, "benchmark": self.meta.BENCHMARKS}[kind]
+        rows = table["cpu" if device == "cpu" else "cuda"]
+        out = []
+        for row in rows:
+            params = {k: v for k, v in row.items() if k != "seed"}
+            out.append(Case(self.name, kind, params, int(row["seed"])))
+        return out
+
+    def counts(self, case: Case) -> tuple[float, float]:
+        """(floating-point operations, bytes that must move) of one call, for the floor and FLOP/s."""
+        return self.meta.counts(**case.params)
+
+    def tolerance(self) -> str:
+        return getattr(self.meta, "TOLERANCE", "")
+
+    def load_reference(self) -> ModuleType:
+        """Import reference.py (the judge's side only: the contestant never sees it)."""
+        return _import_with_task(self.path, "reference")
+
+    def solutions(self, group: str) -> list[Path]:
+        return sorted((self.path / "solutions" / group).glob("*.py"))
+
+
+def _import_file(path: Path, module_name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _import_with_task(folder: Path, stem: str) -> ModuleType:
+    """Import folder/stem.py with this problem's task.py importable as `task`, as GPU MODE files expect.
+
+    Problems all call their alias module `task`, so it is put in sys.modules only while importing.
+    """
+    saved = sys.modules.get("task")
+    sys.modules["task"] = _import_file(folder / "task.py", f"_problem_task_{folder.name}")
+    try:
+        return _import_file(folder / f"{stem}.py", f"_problem_{stem}_{folder.name}")
+    finally:
+        if saved is None:
+            sys.modules.pop("task", None)
+        else:
+            sys.modules["task"] = saved
+
+
+def list_problems() -> list[str]:
+    return sorted(p.name for p in PROBLEMS_DIR.iterdir() if (p / "problem.py").exists())
+
+
+def load_problem(name: str) -> Problem:
+    path = PROBLEMS_DIR / name
+    if not (path / "problem.py").exists():
+        known = ", ".join(list_problems())
+        raise KeyError(f"there is no problem called {name!r}; the problems are: {known}")
+    return Problem(name=name, path=path, meta=_import_file(path / "problem.py", f"_problem_meta_{name}"))
+
+
+def call_seed(run_seed: int, case_seed: int, call_index: int) -> int:
+    """The seed of one call's inputs: every call gets fresh values, unknowable without the run seed."""
+    digest = hashlib.blake2b(f"{run_seed}:{case_seed}:{call_index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1  # 63 bits: fits every generator's seed

@@ -1,0 +1,61 @@
+"""The pytest-style text report of a RunReport, shared by the command line, the pytest plugin and the
+platform's client."""
+
+from __future__ import annotations
+
+from runner.spec import RunReport
+
+STATUS_WORD = {
+    "passed": "PASSED", "failed": "FAILED", "error": "ERROR", "timeout": "TIMEOUT",
+    "flagged": "FLAGGED", "skipped": "SKIPPED", "rejected": "REJECTED",
+}
+
+
+def format_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:g} s"
+
+
+def format_rate(value: float | None, unit: str) -> str:
+    if not value:
+        return ""
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def render(report: RunReport, color: bool = False) -> str:
+    lines = [f"=== {report.problem} · mode {report.mode} · device {report.device} ==="]
+    if report.isolation:
+        lines.append(f"sandbox: {report.isolation}")
+    width = max((len(c.id) + len(c.kind) + 3 for c in report.cases), default=20)
+    for case in report.cases:
+        label = f"{case.id} ({case.kind})".ljust(width)
+        word = STATUS_WORD.get(case.status, case.status.upper())
+        line = f"{label} {word}"
+        if case.stats:
+            s = case.stats
+            line += f"  {format_time(s.mean)} ± {format_time(s.stderr)}  (n={s.n}, min {format_time(s.min)})"
+            rates = "  ".join(r for r in (format_rate(s.flops_per_s, "FLOP/s"), format_rate(s.bytes_per_s, "B/s")) if r)
+            if rates:
+                line += f"  {rates}"
+        if case.message and case.status != "passed":
+            line += f"\n    {case.message}"
+        lines.append(line)
+    for flag in report.flags:
+        lines.append(f"FLAG {flag['kind']}: {flag['message']}")
+    counts: dict[str, int] = {}
+    for case in report.cases:
+        counts[case.status] = counts.get(case.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no cases ran"
+    verdict = report.verdict.upper()
+    score = f" · score {format_time(report.score_s)}" if report.score_s else ""
+    lines.append(f"=== {verdict}: {summary}{score} ===")
+    if report.message and report.verdict != "passed":
+        lines.append(report.message)
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""The stopping rule and the statistics of a case, from windows timed by the judge's clock."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from runner.spec import Stats
+
+
+@dataclass
+class StoppingRule:
+    target_rse: float  # relative standard error of the mean: 0.1 % on GPU, 1 % on CPU
+    budget_s: float  # timed seconds a case may use
+    max_calls: int
+    min_windows: int = 3
+
+
+@dataclass
+class Windows:
+    """Per-window (seconds, calls). Each window gives one sample of the per-call time."""
+
+    seconds: list[float] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
+    joules: list[float] = field(default_factory=list)
+
+    def add(self, seconds: float, calls: int, joules: float | None = None) -> None:
+        self.seconds.append(seconds)
+        self.calls.append(calls)
+        if joules is not None:
+            self.joules.append(joules)
+
+    @property
+    def per_call(self) -> list[float]:
+        return [s / c for s, c in zip(self.seconds, self.calls, strict=True)]
+
+    @property
+    def mean(self) -> float:
+        return sum(self.seconds) / sum(self.calls)
+
+    def std(self) -> float:
+        xs = self.per_call
+        if len(xs) < 2:
+            return 0.0
+        m = sum(xs) / len(xs)
+        return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+    def rse(self) -> float:
+        if len(self.seconds) < 2:
+            return math.inf
+        return self.std() / math.sqrt(len(self.seconds)) / self.mean
+
+    def done(self, rule: StoppingRule) -> bool:
+        if sum(self.seconds) >= rule.budget_s or sum(self.calls) >= rule.max_calls:
+            return True
+        return len(self.seconds) >= rule.min_windows and self.rse() < rule.target_rse
+
+    def stats(self, flops: float, nbytes: float) -> Stats:
+        mean = self.mean
+        per_call = self.per_call
+        std = self.std()
+        return Stats(
+            n=sum(self.calls),
+            windows=len(self.seconds),
+            mean=mean,
+            std=std,
+            stderr=std / math.sqrt(len(per_call)),
+            min=min(per_call),
+            max=max(per_call),
+            flops_per_s=flops / mean if flops and mean > 0 else None,
+            bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
+            joules_per_call=(sum(self.joules) / sum(self.calls)) if self.joules else None,
+        )
+
+
+def geometric_mean(values: list[float]) -> float | None:
+    if not values or any(v <= 0 for v in values):
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))

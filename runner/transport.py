@@ -1,0 +1,135 @@
+"""How inputs and outputs cross between the judge and the contestant without being copied through pipes.
+
+The judge lays a case's tensors out in an arena and sends the contestant a *skeleton*: the case's data
+structure with each tensor replaced by a `TensorRef`. On a CPU the arena is a memfd that both processes map;
+on a GPU the slot tensors live in device memory and travel as CUDA IPC handles. The contestant only ever
+gets views of the judge's buffers; the judge keeps private copies of every input it hands out.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+ALIGN = 4096  # page-aligned slots: no two tensors share a cache line or a page
+
+
+@dataclass(frozen=True)
+class TensorRef:
+    """A tensor in the arena (CPU) or a CUDA IPC handle (GPU)."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    offset: int = 0  # CPU arenas
+    ipc: Any = None  # GPU: (rebuild function, args) from torch.multiprocessing.reductions
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def dtype_from_name(name: str) -> torch.dtype:
+    value = getattr(torch, name, None)
+    if not isinstance(value, torch.dtype):
+        raise ValueError(f"not a dtype: {name}")
+    return value
+
+
+def nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def tensors_of(data: Any) -> list[torch.Tensor]:
+    """The tensors of a nested tuple/list/dict, in a fixed order."""
+    if isinstance(data, torch.Tensor):
+        return [data]
+    if isinstance(data, (tuple, list)):
+        return [t for item in data for t in tensors_of(item)]
+    if isinstance(data, dict):
+        return [t for key in data for t in tensors_of(data[key])]
+    return []
+
+
+def replace_tensors(data: Any, replace, leaf: type = torch.Tensor) -> Any:
+    """The same structure with each tensor (or other `leaf`) swapped for replace(it), keeping tuples,
+    lists and dicts."""
+    if isinstance(data, leaf):
+        return replace(data)
+    if isinstance(data, tuple):
+        return tuple(replace_tensors(x, replace, leaf) for x in data)
+    if isinstance(data, list):
+        return [replace_tensors(x, replace, leaf) for x in data]
+    if isinstance(data, dict):
+        return {k: replace_tensors(v, replace, leaf) for k, v in data.items()}
+    return data
+
+
+class CpuArena:
+    """A memfd both processes map. Created by the judge, passed to the contestant as a file descriptor."""
+
+    def __init__(self, size: int):
+        self.size = max(ALIGN, -(-size // ALIGN) * ALIGN)
+        self.fd = os.memfd_create("kernelboard-arena", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, self.size)
+        self.map = mmap.mmap(self.fd, self.size)
+        self._next = 0
+
+    @classmethod
+    def attach(cls, fd: int) -> CpuArena:
+        arena = cls.__new__(cls)
+        arena.fd = fd
+        arena.size = os.fstat(fd).st_size
+        arena.map = mmap.mmap(fd, arena.size)
+        arena._next = arena.size
+        return arena
+
+    def alloc(self, like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
+        """Reserve room for a tensor shaped like `like`; returns its ref and the judge's view of it."""
+        size = nbytes(like)
+        if self._next + size > self.size:
+            raise MemoryError("arena full")
+        ref = TensorRef(dtype_name(like.dtype), tuple(like.shape), offset=self._next)
+        self._next += -(-max(size, 1) // ALIGN) * ALIGN
+        return ref, self.view(ref)
+
+    def view(self, ref: TensorRef) -> torch.Tensor:
+        dtype = dtype_from_name(ref.dtype)
+        count = 1
+        for d in ref.shape:
+            count *= d
+        if count == 0:
+            return torch.empty(ref.shape, dtype=dtype)
+        flat = torch.frombuffer(self.map, dtype=dtype, count=count, offset=ref.offset)
+        return flat.view(ref.shape)
+
+    def close(self) -> None:
+        try:
+            self.map.close()
+        except BufferError:
+            pass  # views still alive; the mapping goes with the process
+        os.close(self.fd)
+
+
+def arena_bytes(data: Any) -> int:
+    return sum(-(-max(nbytes(t), 1) // ALIGN) * ALIGN for t in tensors_of(data))
+
+
+def cuda_slot(like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
+    """A device buffer shaped like `like`, shareable with the contestant through CUDA IPC."""
+    from torch.multiprocessing.reductions import reduce_tensor
+
+    t = torch.empty_like(like, memory_format=torch.contiguous_format)
+    return TensorRef(dtype_name(t.dtype), tuple(t.shape), ipc=reduce_tensor(t)), t
+
+
+def open_ref(ref: TensorRef, arena: CpuArena | None) -> torch.Tensor:
+    """The contestant's view of a slot."""
+    if ref.ipc is not None:
+        rebuild, args = ref.ipc
+        return rebuild(*args)
+    assert arena is not None
+    return arena.view(ref)
