@@ -43,6 +43,7 @@ class Harness:
         self.device = hello["device"]
         self.kernel = None
         self.arena: CpuArena | None = None
+        self.old_arenas: list[CpuArena] = []
         self.inputs: list[Any] = []
         self.outputs: list[list[Any]] = []
         self.control = None  # GPU: shared go/done counters
@@ -59,11 +60,11 @@ class Harness:
         self.kernel = kernel
 
     def setup_case(self, message: dict[str, Any], fds: list[int]) -> None:
-        if self.arena is not None:
-            self.arena.close()
-            self.arena = None
+        # Earlier arenas stay mapped: a submission that kept a tensor from an earlier case reads stale
+        # values (and fails the check) instead of crashing on unmapped memory.
         if fds:
             self.arena = CpuArena.attach(fds[0])
+            self.old_arenas.append(self.arena)
         self.inputs = [replace_tensors(s, lambda r: open_ref(r, self.arena), TensorRef) for s in message["inputs"]]
         self.outputs = [[open_ref(r, self.arena) for r in refs] for refs in message["outputs"]]
 

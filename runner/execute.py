@@ -96,7 +96,7 @@ def execute(spec: JobSpec) -> RunReport:
 
 
 def _run_judge(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
-    limits = limits_for(spec.mode, spec.case_budget_s)
+    limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

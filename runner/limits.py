@@ -47,8 +47,11 @@ MODE_LIMITS = {
 }
 
 
-def limits_for(mode: str, case_budget_s: float | None = None) -> Limits:
+def limits_for(mode: str, case_budget_s: float | None = None, call_s: float | None = None) -> Limits:
+    """The mode's limits, with the two a job may lower (tests and agents use shorter ones)."""
     limits = MODE_LIMITS[mode]
     if case_budget_s is not None and mode != "test":
-        limits = replace(limits, case_budget_s=case_budget_s)
+        limits = replace(limits, case_budget_s=min(case_budget_s, limits.case_budget_s * 10))
+    if call_s is not None:
+        limits = replace(limits, call_s=min(call_s, limits.call_s))
     return limits

@@ -92,6 +92,12 @@ class Problem:
         """(floating-point operations, bytes that must move) of one call, for the floor and FLOP/s."""
         return self.meta.counts(**case.params)
 
+    @property
+    def writable_inputs(self) -> tuple[int, ...]:
+        """Input tensors (by position among the data's tensors) that are output buffers the kernel may
+        write; every other input must be left exactly as it was."""
+        return tuple(getattr(self.meta, "WRITABLE_INPUTS", ()))
+
     def tolerance(self) -> str:
         return getattr(self.meta, "TOLERANCE", "")
 

@@ -43,7 +43,8 @@ class JobSpec:
     threads: int = 1  # the contestant's CPU thread count, fixed per job
     device_kind: str | None = None  # e.g. "h100", "cpu"; derived from the machine when None
     filename: str = "submission.py"
-    case_budget_s: float | None = None  # timed seconds per benchmark case; None: the mode's default
+    case_budget_s: float | None = None  # judge seconds per benchmark case; None: the mode's default
+    call_s: float | None = None  # time limit of one call (and of the import); None: the mode's default
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))

@@ -43,6 +43,15 @@ def nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bit-for-bit equality: NaN payloads and uninitialised buffers compare as what they are."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.numel() == 0:
+        return True
+    return torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+
+
 def tensors_of(data: Any) -> list[torch.Tensor]:
     """The tensors of a nested tuple/list/dict, in a fixed order."""
     if isinstance(data, torch.Tensor):

@@ -2,6 +2,7 @@
 
 TITLE = "Vector addition (fp16)"
 TOLERANCE = "rtol = atol = 1e-3 against A + B"
+WRITABLE_INPUTS = (2,)  # C, the output buffer
 
 # GPU shapes from GPU MODE; small CPU shapes so that everything also runs without a GPU.
 TESTS = {
