@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -105,8 +106,40 @@ class Problem:
         """Import reference.py (the judge's side only: the contestant never sees it)."""
         return _import_with_task(self.path, "reference")
 
-    def solutions(self, group: str) -> list[Path]:
-        return sorted((self.path / "solutions" / group).glob("*.py"))
+    def solutions(self, group: str) -> list[Solution]:
+        """The golden submissions of a group: correct, wrong or cheating."""
+        return [Solution.read(p, group) for p in sorted((self.path / "solutions" / group).glob("*.py"))]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A golden submission and what it must get. Its docstring says so in lines such as
+    `expect: failed|flagged`, `message: <part of the reason>`, `threat: 5`, `scan: ctypes proc`."""
+
+    path: Path
+    group: str
+    expect: tuple[str, ...]
+    message: str = ""
+    threat: int | None = None
+    scan: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, path: Path, group: str) -> Solution:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        fields: dict[str, str] = {}
+        for line in text.splitlines()[:40]:
+            m = re.match(r"^(expect|message|threat|scan):\s*(.*?)\s*$", line)
+            if m:
+                fields[m.group(1)] = m.group(2)
+        expect = tuple(fields.get("expect", "passed" if group == "correct" else "").split("|"))
+        return cls(
+            path=path,
+            group=group,
+            expect=tuple(e for e in expect if e),
+            message=fields.get("message", ""),
+            threat=int(fields["threat"]) if fields.get("threat") else None,
+            scan=tuple(fields.get("scan", "").split()),
+        )
 
 
 def _import_file(path: Path, module_name: str) -> ModuleType:

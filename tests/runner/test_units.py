@@ -1,0 +1,127 @@
+"""The judge's pieces that need no contestant: seeds, statistics, floors, checks, the scanner, pre-checks."""
+
+import math
+
+import torch
+
+from runner.checking import match_reference
+from runner.execute import precheck
+from runner.floors import PEAKS, device_kind_from_name, floor_seconds
+from runner.problem import call_seed, list_problems, load_problem
+from runner.scanner import scan
+from runner.spec import JobSpec
+from runner.timing import StoppingRule, Windows, geometric_mean
+from runner.transport import same_bits
+
+
+def test_call_seeds_are_fresh_per_call_and_depend_on_the_secret():
+    seeds = {call_seed(7, 4242, i) for i in range(1000)}
+    assert len(seeds) == 1000
+    assert call_seed(7, 4242, 0) != call_seed(8, 4242, 0)
+    assert call_seed(7, 4242, 0) == call_seed(7, 4242, 0)
+    assert all(0 <= s < 2**63 for s in seeds)
+
+
+def test_stopping_rule_needs_three_windows_and_a_small_relative_error():
+    rule = StoppingRule(target_rse=0.01, budget_s=100, max_calls=10**6)
+    w = Windows()
+    w.add(1.0, 10)
+    w.add(1.0, 10)
+    assert not w.done(rule)  # two windows never suffice
+    w.add(1.0, 10)
+    assert w.done(rule)
+    noisy = Windows()
+    for s in (1.0, 2.0, 1.0, 2.0):
+        noisy.add(s, 10)
+    assert not noisy.done(rule)
+    noisy.add(100.0, 10)
+    assert noisy.done(rule)  # the budget ends it
+
+
+def test_stats_are_per_call():
+    w = Windows()
+    for s in (0.010, 0.012, 0.011):
+        w.add(s, 10)
+    stats = w.stats(flops=1e6, nbytes=1e3)
+    assert stats.n == 30 and stats.windows == 3
+    assert math.isclose(stats.mean, 0.033 / 30)
+    assert math.isclose(stats.min, 0.001) and math.isclose(stats.max, 0.0012)
+    assert math.isclose(stats.flops_per_s, 1e6 / stats.mean)
+
+
+def test_geometric_mean():
+    assert math.isclose(geometric_mean([1e-3, 1e-5]), 1e-4)
+    assert geometric_mean([]) is None
+    assert geometric_mean([0.0, 1.0]) is None  # a zero-time case never makes a zero score
+
+
+def test_physical_floor():
+    # 3 * 2 * 16384**2 bytes at 3.35 TB/s
+    floor = floor_seconds("h100", flops=16384**2, nbytes=6 * 16384**2)
+    assert math.isclose(floor, 6 * 16384**2 / 3.35e12)
+    assert floor_seconds("nosuch", 1, 1) is None
+    assert device_kind_from_name("NVIDIA H100 80GB HBM3") == "h100"
+    assert device_kind_from_name("NVIDIA H200") == "h200"
+    assert set(PEAKS) >= {"h100", "h200", "a100", "b200", "mi300x", "cpu"}
+
+
+def test_match_reference_messages():
+    want = torch.ones(4, 4)
+    assert match_reference(want.clone(), want, rtol=1e-3, atol=1e-3) == (True, "")
+    got = want.clone()
+    got[1, 2] = 5
+    ok, message = match_reference(got, want, rtol=1e-3, atol=1e-3)
+    assert not ok and "1 of 16 values" in message and "(1, 2)" in message and "got 5" in message
+    got[0, 0] = float("nan")
+    ok, message = match_reference(got, want, rtol=1e-3, atol=1e-3)
+    assert not ok and "contains nan at (0, 0)" in message
+
+
+def test_same_bits_sees_nan_payloads():
+    a = torch.full((3,), float("nan"))
+    assert same_bits(a, a.clone())
+    assert not same_bits(a, torch.zeros(3))
+
+
+def test_scanner_records_red_flags_with_lines():
+    source = "import ctypes\nimport torch\ntorch.cuda.synchronize = lambda: None\ns = torch.cuda.Stream()\nopen('/proc/self/mem')\n"
+    rules = {(f["rule"], f["line"]) for f in scan(source)}
+    assert {("ctypes", 1), ("patch", 3), ("stream", 4), ("proc", 5)} <= rules
+    assert scan("def custom_kernel(data):\n    return data[0] + data[1]\n") == []
+
+
+def test_precheck_refuses_in_the_users_words():
+    ok = "def custom_kernel(data):\n    return data\n"
+    assert precheck(JobSpec(problem="vectoradd", source=ok)) is None
+    assert "defines no function custom_kernel" in precheck(JobSpec(problem="vectoradd", source="x = 1\n"))
+    assert "syntax error on line 1" in precheck(JobSpec(problem="vectoradd", source="def f(:\n"))
+    big = precheck(JobSpec(problem="vectoradd", source=ok + "#" * (300 * 1024)))
+    assert "the limit is 256 KiB" in big
+    bad = b"def custom_kernel(d):\n    return '\xff'\n".decode("utf-8", errors="surrogateescape")
+    assert "not UTF-8" in precheck(JobSpec(problem="vectoradd", source=bad))
+    # GPU MODE submissions that import custom_kernel from another name still count
+    assert precheck(JobSpec(problem="vectoradd", source="from x import custom_kernel\n")) is None
+
+
+def test_every_problem_declares_its_cases_and_counts():
+    for name in list_problems():
+        problem = load_problem(name)
+        for device in ("cpu", "cuda"):
+            for kind in ("test", "benchmark"):
+                cases = problem.cases(kind, device)
+                assert cases, f"{name} has no {kind} cases for {device}"
+                assert len({c.id for c in cases}) == len(cases), f"{name}: duplicate case ids"
+        for case in problem.cases("benchmark", "cuda"):
+            flops, nbytes = problem.counts(case)
+            assert flops > 0 and nbytes > 0
+        assert problem.templates, f"{name} has no templates"
+        assert len(problem.version) == 16
+
+
+def test_generated_inputs_depend_only_on_the_seed():
+    problem = load_problem("vectoradd")
+    ref = problem.load_reference()
+    a = ref.generate_input(size=8, seed=1, device="cpu")
+    b = ref.generate_input(size=8, seed=1, device="cpu")
+    c = ref.generate_input(size=8, seed=2, device="cpu")
+    assert torch.equal(a[0], b[0]) and not torch.equal(a[0], c[0])
