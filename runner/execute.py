@@ -9,17 +9,14 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from runner import scanner
-from runner.limits import limits_for
+from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
-from runner.sandbox import RUNNER_ROOT, get_sandbox
+from runner.sandbox import RUNNER_ROOT, Sandbox, get_sandbox
 from runner.spec import DEVICES, MODES, CaseResult, JobSpec, RunReport, Verdict
 
 JUDGE_GRACE_S = 30  # beyond the mode's wall limit before the judge itself is killed
@@ -87,7 +84,12 @@ def execute(spec: JobSpec) -> RunReport:
         problem = load_problem(spec.problem)
         (job_dir / "task.py").write_text(problem.task_source)
         (job_dir / "scratch").mkdir()
-        report = _run_judge(spec, job_dir, run_seed)
+        try:
+            sandbox.prepare(job_dir)
+        except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
+            report = RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device)
+        else:
+            report = _run_judge(spec, sandbox, job_dir, run_seed)
     finally:
         sandbox.cleanup(job_dir)
         shutil.rmtree(job_dir, ignore_errors=True)
@@ -95,38 +97,24 @@ def execute(spec: JobSpec) -> RunReport:
     return report
 
 
-def _run_judge(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
+def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "runner.judge"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=RUNNER_ROOT,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(json.dumps(request).encode(), timeout=limits.wall_s + JUDGE_GRACE_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    run = sandbox.run_judge(request, job_dir, env, limits.wall_s + JUDGE_GRACE_S)
+    out, err = run.out, run.err
+    if run.timed_out:
         return RunReport(
             verdict=Verdict.TIMEOUT,
             message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
-            problem=spec.problem, mode=spec.mode, device=spec.device, limits=limits.to_dict(),
+            problem=spec.problem, mode=spec.mode, device=spec.device, limits=limits.to_dict(), isolation=sandbox.note,
         )
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # nothing the judge started outlives it
-        except ProcessLookupError:
-            pass
     try:
-        return RunReport.from_dict(json.loads(out))
+        report = RunReport.from_dict(json.loads(out))
+        report.message = name_limit(report.message, limits)
+        return report
     except (ValueError, TypeError):
         tail = err.decode(errors="replace").strip().splitlines()[-12:]
         return RunReport(

@@ -1,9 +1,16 @@
 """Every limit a job runs under, per mode, in one place. Reported in the RunReport; a verdict that comes
-from a limit names it."""
+from a limit names it (the judge names the time, CPU and output limits itself; `name_limit` adds the others,
+which reach the judge only as the error the contestant got).
+
+An operator may change any of them for every mode with RUNNER_LIMITS, a JSON object of field names and
+values, e.g. RUNNER_LIMITS='{"memory_bytes": 8589934592}'; the tests use it to reach a limit quickly.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+import json
+import os
+from dataclasses import asdict, dataclass, fields, replace
 
 
 @dataclass(frozen=True)
@@ -49,9 +56,52 @@ MODE_LIMITS = {
 
 def limits_for(mode: str, case_budget_s: float | None = None, call_s: float | None = None) -> Limits:
     """The mode's limits, with the two a job may lower (tests and agents use shorter ones)."""
-    limits = MODE_LIMITS[mode]
+    limits = replace(MODE_LIMITS[mode], **_overrides())
     if case_budget_s is not None and mode != "test":
         limits = replace(limits, case_budget_s=min(case_budget_s, limits.case_budget_s * 10))
     if call_s is not None:
         limits = replace(limits, call_s=min(call_s, limits.call_s))
     return limits
+
+
+def _overrides() -> dict:
+    raw = os.environ.get("RUNNER_LIMITS")
+    if not raw:
+        return {}
+    try:
+        values = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"RUNNER_LIMITS is not a JSON object: {exc}") from None
+    known = {f.name: f.type for f in fields(Limits)}
+    if not isinstance(values, dict) or not set(values) <= set(known):
+        raise ValueError(f"RUNNER_LIMITS may set only {', '.join(known)}; got {raw}")
+    if not all(isinstance(v, (int, float)) and v > 0 for v in values.values()):
+        raise ValueError(f"RUNNER_LIMITS values must be positive numbers; got {raw}")
+    return {k: (int(v) if known[k] == "int" else float(v)) for k, v in values.items()}
+
+
+def _size(n: int) -> str:
+    return f"{n / GiB:g} GiB" if n >= GiB else f"{n / MiB:g} MiB"
+
+
+# What the contestant sees when a limit of its sandbox stops it: (signs in the message, which limit)
+LIMIT_SIGNS = (
+    (("MemoryError", "Cannot allocate memory", "can't allocate memory", "std::bad_alloc", "[Errno 12]"),
+     lambda lim: f"the memory limit of {_size(lim.memory_bytes)} was reached"),
+    (("No space left on device", "[Errno 28]", "Disk quota exceeded"),
+     lambda lim: f"its scratch space is full: the scratch limit of {_size(lim.scratch_bytes)} was reached"),
+    (("File too large", "[Errno 27]"),
+     lambda lim: f"the file-size limit of {_size(lim.file_bytes)} was reached"),
+    (("can't start new thread", "Resource temporarily unavailable", "[Errno 11]"),
+     lambda lim: f"the limit of {lim.processes} processes and threads was reached"),
+)
+
+
+def name_limit(message: str, limits: Limits) -> str:
+    """The verdict's one line, with the limit it shows was hit named in the user's words."""
+    if not message or "limit" in message:
+        return message
+    for signs, name in LIMIT_SIGNS:
+        if any(sign in message for sign in signs):
+            return f"{message} ({name(limits)})"
+    return message

@@ -11,7 +11,7 @@ from runner.spec import Stats
 @dataclass
 class StoppingRule:
     target_rse: float  # relative standard error of the mean: 0.1 % on GPU, 1 % on CPU
-    budget_s: float  # timed seconds a case may use
+    budget_s: float  # seconds a case may use
     max_calls: int
     min_windows: int = 3
 
@@ -50,10 +50,13 @@ class Windows:
             return math.inf
         return self.std() / math.sqrt(len(self.seconds)) / self.mean
 
-    def done(self, rule: StoppingRule) -> bool:
-        if sum(self.seconds) >= rule.budget_s or sum(self.calls) >= rule.max_calls:
-            return True
-        return len(self.seconds) >= rule.min_windows and self.rse() < rule.target_rse
+    def done(self, rule: StoppingRule, spent_s: float = 0.0) -> bool:
+        """At least min_windows always; then stop at the target error, the budget (the case's seconds
+        spent, judge's work included) or the call cap."""
+        if len(self.seconds) < rule.min_windows:
+            return False
+        spent = max(spent_s, sum(self.seconds))
+        return self.rse() < rule.target_rse or spent >= rule.budget_s or sum(self.calls) >= rule.max_calls
 
     def stats(self, flops: float, nbytes: float) -> Stats:
         mean = self.mean

@@ -1,14 +1,23 @@
 """Where the contestant runs. One interface, three backends: docker (GPU hosts), bwrap (hosts without
 Docker, and the embedded default), none (unit tests; the report says the run was not isolated).
 
-The judge stays outside the contestant's sandbox: it starts the contestant through `Sandbox.start` and
-talks to it over inherited file descriptors only.
+A job goes through the backend in four steps, all of them here:
+
+    execute():  sandbox.prepare(job_dir)            before anything runs (a dedicated uid, scratch)
+                sandbox.run_judge(request, ...)     the trusted judge process; docker starts it in a container
+    judge:      sandbox.start(job, argv, fds, out)  the contestant, talking to the judge over inherited fds
+    execute():  sandbox.cleanup(job_dir)            after it: no process, no file of the job remains
+
+With bwrap and none the judge stays outside the contestant's sandbox. With docker the judge runs inside the
+same container as the contestant (CUDA IPC needs that) and starts it there with the plain launcher below.
+docs/sandbox.md says what each backend stops.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -31,6 +40,16 @@ class Job:
     limits: Limits
 
 
+@dataclass
+class JudgeRun:
+    """What the judge process left: its stdout (the report), the tail of its stderr, and whether it had to
+    be killed at the job's hard wall-clock limit."""
+
+    out: bytes
+    err: bytes
+    timed_out: bool = False
+
+
 def contestant_env(job: Job, python_path: str) -> dict[str, str]:
     """A scrubbed environment: nothing of the platform's (no secrets, no settings) reaches the contestant."""
     env = {
@@ -51,8 +70,11 @@ def contestant_env(job: Job, python_path: str) -> dict[str, str]:
 
 
 def rlimits(limits: Limits, device: str) -> list[tuple[int, tuple[int, int]]]:
+    """The per-process limits every backend sets on the contestant. The CPU limit's hard value lies a little
+    above the soft one: at the soft limit the kernel sends SIGXCPU, which the judge names; were they equal,
+    the kernel would send a bare SIGKILL instead."""
     out = [
-        (resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s)),
+        (resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5)),
         (resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes)),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
@@ -69,11 +91,43 @@ def die_with_parent() -> None:
 
 
 class Sandbox:
+    """The `none` backend, and the interface every backend implements."""
+
     name = "none"
     isolated = False
     note = "not isolated: the contestant ran as an ordinary child process (sandbox none, for unit tests)"
 
+    def prepare(self, job_dir: Path) -> None:
+        """Before the judge starts (in the calling process): set the job directory up for this backend.
+        Raises RuntimeError, in the operator's words, when the backend cannot run on this host."""
+
+    def run_judge(self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float) -> JudgeRun:
+        """Run `python -m runner.judge` with `request` (which holds the secret seed) on its stdin, never in
+        argv, env or a file; kill it, and everything it started, at `timeout_s`."""
+        import json
+
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "runner.judge"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=RUNNER_ROOT,
+            start_new_session=True,
+        )
+        try:
+            out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
+            return JudgeRun(out, err)
+        except subprocess.TimeoutExpired:
+            _killpg(proc.pid)
+            out, err = proc.communicate()
+            return JudgeRun(out, err, timed_out=True)
+        finally:
+            _killpg(proc.pid)  # nothing the judge started outlives it
+
     def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
+        """In the judge: start `python argv...` as the contestant, in its own process group, with `pass_fds`
+        inherited and its output on `stdout`."""
         limits = rlimits(job.limits, job.device)
 
         def pre_exec() -> None:
@@ -95,6 +149,13 @@ class Sandbox:
 
     def cleanup(self, job_dir: Path) -> None:
         """After the job (its directory is removed next): nothing of it may remain."""
+
+
+def _killpg(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def get_sandbox(name: str) -> Sandbox:

@@ -34,8 +34,10 @@ def test_stopping_rule_needs_three_windows_and_a_small_relative_error():
     for s in (1.0, 2.0, 1.0, 2.0):
         noisy.add(s, 10)
     assert not noisy.done(rule)
-    noisy.add(100.0, 10)
-    assert noisy.done(rule)  # the budget ends it
+    assert noisy.done(rule, spent_s=100)  # the budget ends it
+    short = Windows()
+    short.add(1000.0, 1)
+    assert not short.done(rule, spent_s=1000)  # but never before three windows
 
 
 def test_stats_are_per_call():

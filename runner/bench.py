@@ -1,0 +1,105 @@
+"""Benchmarks of the judge itself; they print figures (docs/benchmarks.md keeps them).
+
+    python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
+        For each problem's reference, run as a submission: the judge's per-call time against an in-process
+        timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case; and the spread
+        (coefficient of variation) of the leaderboard score over --runs runs.
+    python -m runner.bench floor
+        Measures this CPU's copy bandwidth and fp32 matmul FLOP/s, for the CPU row of runner/floors.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import timeit
+
+import torch
+
+from runner.execute import execute
+from runner.problem import list_problems, load_problem
+from runner.spec import JobSpec
+
+
+def reference_as_submission(name: str) -> str:
+    problem = load_problem(name)
+    return problem.reference_source + "\n\ncustom_kernel = ref_kernel\n"
+
+
+def independent_time(problem, case, device: str, threads: int) -> float:
+    """Seconds per call of the reference on one input, measured in this process."""
+    ref = problem.load_reference()
+    data = ref.generate_input(**case.params, seed=case.seed, device=device)
+    if device == "cuda":
+        import triton.testing
+
+        return triton.testing.do_bench(lambda: ref.ref_kernel(data), warmup=50, rep=200) * 1e-3
+    torch.set_num_threads(threads)
+    timer = timeit.Timer(lambda: ref.ref_kernel(data))
+    number, _ = timer.autorange()  # at least 0.2 s per repeat
+    return statistics.median(timer.repeat(repeat=5, number=number)) / number
+
+
+def fidelity(args) -> None:
+    names = args.problems.split(",") if args.problems else list_problems()
+    print(f"fidelity on {args.device}: judge per-call mean / independent measurement, and score spread over {args.runs} runs")
+    print(f"{'case':58s} {'judge':>10s} {'timeit':>10s} {'ratio':>6s}")
+    for name in names:
+        problem = load_problem(name)
+        source = reference_as_submission(name)
+        scores = []
+        first = None
+        for _ in range(args.runs):
+            report = execute(JobSpec(problem=name, source=source, mode="leaderboard", device=args.device,
+                                     threads=args.threads, case_budget_s=args.case_budget))
+            if report.verdict != "passed":
+                print(f"{name}: the reference did not pass: {report.verdict}: {report.message}")
+                break
+            scores.append(report.score_s)
+            first = first or report
+        if not scores:
+            continue
+        for case in problem.cases("benchmark", args.device):
+            judged = next(c for c in first.cases if c.id == case.id and c.kind == "benchmark")
+            ref_s = independent_time(problem, case, args.device, args.threads)
+            ratio = judged.stats.mean / ref_s
+            note = "" if ref_s >= (1e-3 if args.device == "cpu" else 1e-4) else "  (below the target's size)"
+            print(f"{case.id:58s} {judged.stats.mean * 1e3:8.3f}ms {ref_s * 1e3:8.3f}ms {ratio:6.3f}{note}")
+        cv = statistics.pstdev(scores) / statistics.mean(scores) if len(scores) > 1 else 0.0
+        print(f"{name}: leaderboard score {statistics.mean(scores) * 1e3:.3f} ms, spread (CV) {cv * 100:.2f} % "
+              f"over {len(scores)} runs; handshake {first.handshake_s * 1e6:.0f} us" if first.handshake_s else "")
+
+
+def floor(_args) -> None:
+    torch.set_num_threads(torch.get_num_threads())
+    a = torch.empty(64 << 20, dtype=torch.uint8)
+    b = torch.empty_like(a)
+    b.copy_(a)
+    t = min(timeit.repeat(lambda: b.copy_(a), number=5, repeat=5)) / 5
+    print(f"copy bandwidth: {2 * a.numel() / t / 1e9:.1f} GB/s (read + write of 64 MiB)")
+    x = torch.randn(2048, 2048)
+    x @ x
+    start = time.perf_counter()
+    for _ in range(5):
+        x @ x
+    t = (time.perf_counter() - start) / 5
+    print(f"fp32 matmul: {2 * 2048**3 / t / 1e9:.1f} GFLOP/s with {torch.get_num_threads()} threads")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m runner.bench")
+    sub = parser.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fidelity")
+    f.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    f.add_argument("--runs", type=int, default=5)
+    f.add_argument("--threads", type=int, default=1)
+    f.add_argument("--case-budget", type=float, default=None)
+    f.add_argument("--problems", default="")
+    sub.add_parser("floor")
+    args = parser.parse_args()
+    {"fidelity": fidelity, "floor": floor}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,439 @@
+"""Judging one job: the trusted side's whole protocol (see runner/judge.py for the process, and
+docs/harness.md for the design).
+
+It owns the run seed, generates every input, keeps private copies of them, computes the reference,
+checks every output, and times the contestant with its own monotonic clock around a go/done handshake.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from runner import envinfo, freeze
+from runner.floors import PEAKS, device_kind_from_name, floor_seconds
+from runner.problem import Case, Problem, call_seed, load_problem
+from runner.process import Contestant, Stop
+from runner.sandbox import Job, get_sandbox
+from runner.spec import CaseResult, JobSpec, RunReport, Verdict
+from runner.timing import StoppingRule, Windows, geometric_mean
+from runner.transport import CpuArena, arena_bytes, cuda_slot, replace_tensors, same_bits, tensors_of
+
+ARENA_CAP = 256 << 20  # the most memory one window's slots may take
+MAX_SLOTS = 2048  # and the most calls one window may hold
+WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handshake then costs little
+JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
+TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
+
+
+class CaseFailure(Exception):
+    """One case went wrong but the contestant lives on: the run may go on to the next case."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class CaseLayout:
+    """One case's slots: where each call's inputs and outputs live, seen by the judge."""
+
+    inputs: list[Any]  # per slot: the judge's views of the slot tensors, in the data's structure
+    outputs: list[list[torch.Tensor]]  # per slot: output slot tensors
+    expected_structure: Any  # the reference's output with tensors, to rebuild the output's shape
+    arena: CpuArena | None = None
+    keep: list[Any] = field(default_factory=list)  # GPU slot tensors kept alive
+
+
+def _clone(data: Any) -> Any:
+    return replace_tensors(data, lambda t: t.clone())
+
+
+def _poison(t: torch.Tensor) -> None:
+    """Make an output slot hold something no correct kernel leaves there."""
+    if t.is_floating_point():
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(False)
+    else:
+        t.fill_(-12345 if t.dtype.is_signed else 123)
+
+
+def _rebuild(structure: Any, tensors: list[torch.Tensor]) -> Any:
+    it = iter(tensors)
+    return replace_tensors(structure, lambda _t: next(it))
+
+
+class Judge:
+    def __init__(self, spec: JobSpec, job: Job, contestant: Contestant):
+        self.spec = spec
+        self.job = job
+        self.device = spec.device
+        self.problem: Problem = load_problem(spec.problem)
+        self.reference = self.problem.load_reference()
+        self.limits = job.limits
+        self.started = time.monotonic()
+        self.deadline = contestant.deadline
+        self.flags: list[dict[str, Any]] = []
+        self.cases: list[CaseResult] = []
+        self.contestant = contestant
+        self.thread_baseline: int | None = None
+        self.frozen: list[int] = []
+        self.kind = spec.device_kind or (
+            "cpu" if self.device == "cpu" else device_kind_from_name(torch.cuda.get_device_name())
+        )
+        self.nvml = envinfo.Nvml.get() if self.device == "cuda" else None
+        self.l2_flush = None
+        if self.device == "cuda":
+            l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
+            self.l2_flush = torch.empty(2 * max(l2, 1 << 20), dtype=torch.uint8, device="cuda")
+
+    def flag(self, kind: str, message: str, evidence: Any = None) -> None:
+        if not any(f["kind"] == kind for f in self.flags):
+            self.flags.append({"kind": kind, "message": message, "evidence": evidence})
+
+    # ---- the contestant's life -------------------------------------------------------------------------
+
+    def start_contestant(self) -> None:
+        ready = self.contestant.receive(self.limits.call_s, "the import")
+        if not ready.get("ok"):
+            raise Stop(Verdict.ERROR, f"the submission could not be loaded: {ready.get('error', 'unknown error')}")
+        threads = ready.get("python_threads", 1)
+        if isinstance(threads, int) and threads > 1:
+            self.flag("threads", f"the submission started {threads - 1} thread(s) while importing", threads)
+
+    def _freeze(self) -> None:
+        if self.device == "cpu" and self.contestant:
+            self.frozen = freeze.freeze(self.contestant.pid)
+
+    def _thaw(self) -> None:
+        if self.frozen:
+            freeze.thaw(self.frozen)
+            self.frozen = []
+
+    # ---- one case -----------------------------------------------------------------------------------
+
+    def generate(self, case: Case, run_seed: int, call: int) -> Any:
+        seed = call_seed(run_seed, case.seed, call)
+        return self.reference.generate_input(**case.params, seed=seed, device=self.device)
+
+    def layout(self, sample: Any, expected: Any, slots: int) -> tuple[CaseLayout, dict[str, Any], tuple]:
+        out_like = tensors_of(expected)
+        if self.device == "cpu":
+            arena = CpuArena(slots * (arena_bytes(sample) + arena_bytes(out_like)))
+            ins, outs, in_refs, out_refs = [], [], [], []
+            for _ in range(slots):
+                refs_views: list[Any] = []
+
+                def place(t: torch.Tensor, acc=refs_views) -> Any:
+                    ref, view = arena.alloc(t)
+                    acc.append(view)
+                    return ref
+
+                in_refs.append(replace_tensors(sample, place))
+                it = iter(refs_views)
+                ins.append(replace_tensors(sample, lambda _t, it=it: next(it)))
+                pairs = [arena.alloc(t) for t in out_like]
+                out_refs.append([r for r, _ in pairs])
+                outs.append([v for _, v in pairs])
+            lay = CaseLayout(ins, outs, expected, arena=arena)
+            return lay, {"op": "case", "inputs": in_refs, "outputs": out_refs}, (arena.fd,)
+        ins, outs, in_refs, out_refs, keep = [], [], [], [], []
+        for _ in range(slots):
+            views: list[torch.Tensor] = []
+
+            def place_cuda(t: torch.Tensor, acc=views) -> Any:
+                ref, view = cuda_slot(t)
+                acc.append(view)
+                return ref
+
+            in_refs.append(replace_tensors(sample, place_cuda))
+            it = iter(views)
+            ins.append(replace_tensors(sample, lambda _t, it=it: next(it)))
+            pairs = [cuda_slot(t) for t in out_like]
+            out_refs.append([r for r, _ in pairs])
+            outs.append([v for _, v in pairs])
+            keep.append((views, outs[-1]))
+        return CaseLayout(ins, outs, expected, keep=keep), {"op": "case", "inputs": in_refs, "outputs": out_refs}, ()
+
+    def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, list[Any], float | None]:
+        """Time one window of calls. Returns (seconds, the outputs as they were at done, joules)."""
+        k = len(datas)
+        for slot, data in enumerate(datas):
+            for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
+                dst.copy_(src)
+            for t in lay.outputs[slot]:
+                _poison(t)
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+        energy0 = self.nvml.energy_mj() if self.nvml else None
+        timeout = self.limits.call_s * k
+        what = f"custom_kernel on {case.id}"
+        self._thaw()
+        if self.device == "cpu":
+            t0 = time.perf_counter_ns()
+            reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
+            elapsed = (time.perf_counter_ns() - t0) * 1e-9
+        else:
+            elapsed, reply = self._gpu_window(lay, k, timeout, what)
+        self._freeze()
+        joules = None
+        if energy0 is not None:
+            energy1 = self.nvml.energy_mj()
+            joules = (energy1 - energy0) / 1000 if energy1 is not None else None
+        if not reply.get("ok"):
+            error = str(reply.get("error", "unknown error"))[:500]
+            call = reply.get("call")
+            if reply.get("kind") == "output":  # it returned the wrong kind of thing
+                raise CaseFailure("failed", error)
+            raise CaseFailure("error", f"custom_kernel raised {error} (call {call})")
+        aliases = reply.get("aliases", [])
+        if not isinstance(aliases, list) or len(aliases) != k:
+            raise Stop(Verdict.FAILED, "the contestant's harness answered out of protocol")
+        outputs = []
+        for slot in range(k):
+            inputs = tensors_of(lay.inputs[slot])
+            got = []
+            for i, t in enumerate(lay.outputs[slot]):
+                a = aliases[slot][i] if i < len(aliases[slot]) else None
+                src = inputs[a] if isinstance(a, int) and 0 <= a < len(inputs) else t
+                got.append(src.clone())
+            outputs.append((got, aliases[slot]))
+        threads = reply.get("python_threads")
+        if isinstance(threads, int) and threads > 1:
+            self.flag("threads", f"{threads - 1} thread(s) of the submission were alive after custom_kernel returned", threads)
+        return elapsed, outputs, joules
+
+    def _gpu_window(self, lay: CaseLayout, k: int, timeout: float, what: str) -> tuple[float, dict[str, Any]]:
+        """Reveal one input at a time: each call's go only after the previous call's done, device synced."""
+        ctl = self.contestant.control
+        self.contestant.channel.send_command({"op": "run", "k": k, "per_call": True})
+        total = 0
+        base = ctl[1]
+        for i in range(k):
+            self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
+            torch.cuda.synchronize()
+            deadline = time.monotonic() + timeout
+            t0 = time.perf_counter_ns()
+            ctl[0] = base + i + 1
+            while ctl[1] < base + i + 1:
+                if time.monotonic() > deadline or self.contestant.proc.poll() is not None:
+                    break
+            t1 = time.perf_counter_ns()
+            total += t1 - t0
+            if ctl[1] < base + i + 1:
+                break
+        return total * 1e-9, self.contestant.receive(timeout, what)
+
+    def check(self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int) -> str | None:
+        """Every output against the reference on the judge's private inputs, and the inputs unchanged."""
+        for slot, (data, (got, aliases)) in enumerate(zip(datas, outputs, strict=True)):
+            writable = {a for a in aliases if isinstance(a, int)} | set(self.problem.writable_inputs)
+            for j, (view, original) in enumerate(zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True)):
+                if j not in writable and not same_bits(view, original):
+                    return f"custom_kernel changed its input tensor number {j} (inputs are read-only)"
+            ok, message = self.reference.check_implementation(_clone(data), _rebuild(lay.expected_structure, got))
+            if not ok:
+                return f"wrong output on call {first_call + slot}: {message}"
+        return None
+
+    def verify_unchanged(self, lay: CaseLayout, last: list[Any], case: Case) -> None:
+        """Outputs must not change after done: work finishing later escaped the clock (threat 5)."""
+        if not last:
+            return
+        for slot, (got, aliases) in enumerate(last):
+            inputs = tensors_of(lay.inputs[slot])
+            for i, snapshot in enumerate(got):
+                a = aliases[i] if i < len(aliases) else None
+                now = inputs[a] if isinstance(a, int) and 0 <= a < len(inputs) else lay.outputs[slot][i]
+                if not same_bits(now, snapshot):
+                    self.flag(
+                        "late-write",
+                        f"an output of {case.id} changed after custom_kernel signalled done: work escaped the timer",
+                        {"case": case.id, "slot": slot},
+                    )
+                    return
+
+    def run_case(self, case: Case, run_seed: int, kind: str, timed: bool) -> CaseResult:
+        flops, nbytes_moved = self.problem.counts(case)
+        floor = floor_seconds(self.kind, flops, nbytes_moved)
+        result = CaseResult(id=case.id, kind=kind, status="passed", floor_s=floor)
+        call = 0
+        sample = self.generate(case, run_seed, call)
+        expected = self.reference.ref_kernel(_clone(sample))
+        per_call_bytes = arena_bytes(sample) + arena_bytes(tensors_of(expected))
+        slots = max(1, min(MAX_SLOTS, ARENA_CAP // max(per_call_bytes, 1))) if timed else 1
+        estimate = None
+        lay, message, fds = self.layout(sample, expected, slots if self.device == "cpu" else min(slots, 1))
+        self._thaw()
+        self.contestant.request(message, self.limits.call_s, "setting up a case", fds)
+        self._freeze()
+        last: list[Any] = []
+        case_started = time.monotonic()
+        try:
+            # The warm-up is a call like any other: fresh inputs, checked; only its time is dropped.
+            datas = [sample]
+            elapsed, outputs, _ = self.window(lay, datas, case)
+            t_check = time.monotonic()
+            last = outputs
+            error = self.check(case, lay, datas, outputs, call)
+            self.generate(case, run_seed, -1)  # what one fresh input costs the judge
+            judge_per_call = time.monotonic() - t_check
+            call += 1
+            if error:
+                result.status, result.message = "failed", error
+                return result
+            if self.thread_baseline is None and self.device == "cpu":
+                self.thread_baseline = freeze.thread_count(self.frozen)
+            if not timed:
+                return result
+            rule = StoppingRule(TARGET_RSE[self.device], self.limits.case_budget_s, self.limits.max_calls)
+            windows = Windows()
+            probe = True  # one call alone, to size the windows; not counted
+            # The budget is the case's wall time in the judge: fresh inputs and checks for every call
+            # cost more than a fast kernel itself, so the calls timed adapt to what the judge can afford.
+            while not windows.done(rule, time.monotonic() - case_started):
+                if estimate is None:
+                    k = 1
+                else:
+                    k = int(min(slots, max(1, WINDOW_S[self.device] / max(estimate, 1e-9))))
+                    k = min(k, max(1, int(JUDGE_WINDOW_S / max(judge_per_call, 1e-6))))
+                    k = min(k, max(1, rule.max_calls - sum(windows.calls)))
+                    if self.device == "cuda":
+                        k = min(k, 1000)
+                if self.device == "cuda" and k > len(lay.inputs):
+                    k = len(lay.inputs)
+                self.verify_unchanged(lay, last, case)
+                datas = [self.generate(case, run_seed, call + i) for i in range(k)]
+                elapsed, outputs, joules = self.window(lay, datas, case)
+                last = outputs  # what the slots held at done, right or wrong
+                error = self.check(case, lay, datas, outputs, call)
+                call += k
+                if error:
+                    result.status, result.message = "failed", error
+                    return result
+                if probe:
+                    probe = False
+                    estimate = elapsed / k
+                    continue
+                windows.add(elapsed, k, joules)
+                estimate = windows.mean
+                if time.monotonic() > self.deadline:
+                    raise self.contestant._stop_wall()
+            result.stats = windows.stats(flops, nbytes_moved)
+            if floor is not None and result.stats.mean < floor:
+                result.status = "flagged"
+                result.message = (
+                    f"{result.stats.mean * 1e6:.3g} us per call is below the physical floor of "
+                    f"{floor * 1e6:.3g} us on {PEAKS[self.kind].name}"
+                )
+                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "mean_s": result.stats.mean, "floor_s": floor})
+            return result
+        except CaseFailure as failure:
+            result.status, result.message = failure.status, failure.message
+            return result
+        finally:
+            # A last look after a device sync: nothing may still be writing the outputs.
+            if self.contestant.proc.poll() is None and last:
+                self._thaw()
+                try:
+                    self.contestant.request({"op": "sync"}, self.limits.call_s, "a device synchronisation")
+                finally:
+                    self._freeze()
+                self.verify_unchanged(lay, last, case)
+            threads = freeze.thread_count(self.frozen) if self.frozen else None
+            if self.thread_baseline is not None and threads is not None and threads > self.thread_baseline:
+                self.flag(
+                    "threads",
+                    f"the submission's processes had {threads - self.thread_baseline} more thread(s) after {case.id} than after its first call",
+                    {"baseline": self.thread_baseline, "now": threads},
+                )
+            if lay.arena is not None:
+                del lay.inputs, lay.outputs
+                lay.arena.close()
+
+    def calibrate(self) -> float | None:
+        """The fixed cost of one go/done round trip, timed with a trusted empty kernel."""
+        samples = []
+        for _ in range(15):
+            self._thaw()
+            if self.device == "cpu":
+                t0 = time.perf_counter_ns()
+                self.contestant.request({"op": "run", "k": 1, "noop": True}, self.limits.call_s, "calibration")
+                samples.append((time.perf_counter_ns() - t0) * 1e-9)
+            self._freeze()
+        if not samples:
+            return None
+        samples.sort()
+        return samples[len(samples) // 2]
+
+    # ---- the whole run ---------------------------------------------------------------------------------
+
+    def plan(self, run_seed: int) -> list[tuple[Case, int, str, bool]]:
+        """(case, run seed, kind, timed) in the order the mode runs them."""
+        tests = [(c, run_seed, "test", False) for c in self.problem.cases("test", self.device)]
+        benches = [(c, run_seed, "benchmark", True) for c in self.problem.cases("benchmark", self.device)]
+        if self.spec.mode == "test":
+            return tests
+        if self.spec.mode == "benchmark":
+            return benches
+        secret = call_seed(run_seed, 0x5EC12E7, 0)  # the secret run's seed, derived inside the judge
+        return tests + benches + [(c, secret, "secret", True) for c in self.problem.cases("benchmark", self.device)]
+
+    def run(self, run_seed: int) -> RunReport:
+        report = RunReport(verdict=Verdict.PASSED, problem=self.spec.problem, mode=self.spec.mode, device=self.device)
+        report.limits = self.limits.to_dict()
+        report.isolation = self.contestant_isolation()
+        plan = self.plan(run_seed)
+        try:
+            self.start_contestant()
+            self._freeze()
+            if self.device == "cpu":
+                report.handshake_s = self.calibrate()
+            for i, (case, seed, kind, timed) in enumerate(plan):
+                result = self.run_case(case, seed, kind, timed)
+                self.cases.append(result)
+                if result.status in ("failed", "error") and self.spec.mode != "test":
+                    self._skip_rest(plan[i + 1 :], "skipped: an earlier case failed")
+                    break
+        except Stop as stop:
+            report.verdict, report.message = stop.verdict, stop.message
+            done = {c.id + c.kind for c in self.cases}
+            rest = [p for p in plan if p[0].id + p[2] not in done]
+            if rest:
+                self.cases.append(CaseResult(id=rest[0][0].id, kind=rest[0][2], status=stop.verdict, message=stop.message))
+                self._skip_rest(rest[1:], "skipped: the run stopped")
+        finally:
+            self._thaw()
+            if self.contestant:
+                self.contestant.close()
+        report.cases = self.cases
+        report.flags = self.flags
+        report.logs = self.contestant.log.text() if self.contestant else ""
+        failed = [c for c in self.cases if c.status in ("failed", "error")]
+        if report.verdict == Verdict.PASSED and failed:
+            report.verdict = Verdict.ERROR if failed[0].status == "error" else Verdict.FAILED
+            report.message = f"{failed[0].id}: {failed[0].message}"
+            if len(failed) > 1:
+                report.message += f" (and {len(failed) - 1} more failing case(s))"
+        scored = [c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")]
+        if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
+            report.score_s = geometric_mean([c.stats.mean for c in scored])
+        if report.verdict == Verdict.PASSED and self.flags:
+            report.verdict = Verdict.FLAGGED
+            report.message = self.flags[0]["message"]
+        return report
+
+    def _skip_rest(self, rest, why: str) -> None:
+        for case, _seed, kind, _timed in rest:
+            self.cases.append(CaseResult(id=case.id, kind=kind, status="skipped", message=why))
+
+    def contestant_isolation(self) -> str:
+        sandbox = get_sandbox(self.spec.sandbox)
+        return getattr(sandbox, "note", sandbox.name)
+
+

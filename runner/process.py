@@ -1,0 +1,190 @@
+"""The contestant's process, seen from the judge: starting it in its sandbox, talking to it, its capped
+output, and every way it can fail turned into a verdict with a message.
+
+Imports no torch, so the judge starts the contestant first and both import torch at the same time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import signal
+import socket
+import threading
+import time
+from typing import Any
+
+from runner.channel import Channel, ChannelClosed
+from runner.limits import Limits
+from runner.sandbox import Job, get_sandbox
+from runner.spec import Verdict
+
+LOG_KEEP = 32 * 1024  # bytes of the contestant's output kept at each end of the log
+
+
+class Stop(Exception):
+    """Ends the run early with a verdict and a message in the user's words."""
+
+    def __init__(self, verdict: str, message: str):
+        super().__init__(message)
+        self.verdict = verdict
+        self.message = message
+
+
+class ContestantLog:
+    """Reads everything the contestant prints, keeps the head and the tail, and stops it past the limit."""
+
+    def __init__(self, fd: int, limit: int, on_flood):
+        self.fd, self.limit, self.on_flood = fd, limit, on_flood
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.flooded = False
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.total += len(chunk)
+            if len(self.head) < LOG_KEEP:
+                self.head += chunk[: LOG_KEEP - len(self.head)]
+            else:
+                self.tail = (self.tail + chunk)[-LOG_KEEP:]
+            if self.total > self.limit and not self.flooded:
+                self.flooded = True
+                self.on_flood()
+        os.close(self.fd)
+
+    def text(self) -> str:
+        self.thread.join(timeout=2)
+        body = self.head.decode(errors="replace")
+        if self.tail:
+            skipped = self.total - len(self.head) - len(self.tail)
+            if skipped > 0:
+                body += f"\n[... {skipped:,} bytes left out ...]\n"
+            body += self.tail.decode(errors="replace")
+        return body
+
+    def last_line(self) -> str:
+        lines = [ln for ln in self.text().splitlines() if ln.strip()]
+        return lines[-1].strip() if lines else ""
+
+
+class Contestant:
+    """The sandboxed process that runs the submission, seen from the judge."""
+
+    def __init__(self, job: Job, sandbox_name: str, limits: Limits, deadline: float):
+        self.limits = limits
+        self.deadline = deadline
+        self.sandbox = get_sandbox(sandbox_name)
+        ours, theirs = socket.socketpair()
+        self.channel = Channel(ours)
+        self.control = None
+        ctl_fd = None
+        if job.device == "cuda":  # go/done counters the two processes spin on, one call at a time
+            ctl_fd = os.memfd_create("kernelboard-control", 0)
+            os.ftruncate(ctl_fd, mmap.PAGESIZE)
+            self._ctl_map = mmap.mmap(ctl_fd, mmap.PAGESIZE)
+            self.control = (ctypes.c_int64 * 2).from_buffer(self._ctl_map)
+        read_end, write_end = os.pipe()
+        self.proc = self.sandbox.start(
+            job, ["-m", "runner.contestant", str(theirs.fileno())], (theirs.fileno(),), write_end
+        )
+        os.close(write_end)
+        theirs.close()
+        self.log = ContestantLog(read_end, limits.output_bytes, self.kill)
+        self.channel.send_command(
+            {"device": job.device, "threads": job.threads, "submission": str(job.submission)},
+            (ctl_fd,) if ctl_fd is not None else (),
+        )
+        if ctl_fd is not None:
+            os.close(ctl_fd)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+
+    def request(self, message: dict[str, Any], timeout: float, what: str, fds=()) -> dict[str, Any]:
+        """Send a command and wait (blocked, not spinning) for the reply, turning every way the contestant
+        can fail into a Stop with a message."""
+        try:
+            self.channel.send_command(message, fds)
+        except (BrokenPipeError, ConnectionResetError):
+            raise self._stop_died(what) from None
+        return self.receive(timeout, what)
+
+    def receive(self, timeout: float, what: str) -> dict[str, Any]:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._stop_wall()
+        try:
+            return self.channel.recv_reply(min(timeout, remaining))
+        except TimeoutError:
+            self.kill()
+            if timeout >= remaining:
+                raise self._stop_wall() from None
+            raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (the time limit per call)") from None
+        except (ChannelClosed, BrokenPipeError, ConnectionResetError):
+            raise self._stop_died(what) from None
+
+    def _stop_wall(self) -> Stop:
+        self.kill()
+        return Stop(Verdict.TIMEOUT, f"the job ran past its wall-clock limit of {self.limits.wall_s:g} s")
+
+    def _stop_died(self, what: str) -> Stop:
+        try:
+            code = self.proc.wait(timeout=5)
+        except Exception:
+            self.kill()
+            code = self.proc.wait()
+        if self.log.flooded:
+            return Stop(
+                Verdict.FAILED,
+                f"the submission printed more than {self.limits.output_bytes / 2**20:g} MiB (the output limit) and was stopped",
+            )
+        if code < 0:
+            sig = signal.Signals(-code).name
+            why = {
+                "SIGSEGV": "a segmentation fault",
+                "SIGKILL": "SIGKILL (memory or process limit, or killed)",
+                "SIGXCPU": f"SIGXCPU: it used its {self.limits.cpu_s} s of CPU time (the CPU limit)",
+                "SIGXFSZ": f"SIGXFSZ: it wrote a file over {self.limits.file_bytes / 2**20:g} MiB (the file-size limit)",
+                "SIGABRT": "an abort",
+                "SIGBUS": "a bus error",
+            }.get(sig, sig)
+            return Stop(Verdict.ERROR, f"the submission's process was killed by {why} during {what}")
+        last = self.log.last_line()
+        detail = f": {last}" if last else ""
+        return Stop(Verdict.ERROR, f"the submission's process exited with status {code} during {what}{detail}")
+
+    def close(self) -> None:
+        try:
+            self.channel.send_command({"op": "exit"})
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except Exception:
+            pass
+        self.kill()
+        try:
+            self.proc.wait(timeout=5)
+        except Exception:
+            pass

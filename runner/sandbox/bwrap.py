@@ -1,0 +1,319 @@
+"""The bwrap backend: the contestant in bubblewrap, for hosts without Docker and the embedded default.
+
+What the contestant gets (docs/sandbox.md has the threats each part stops):
+- every namespace unshared (user, pid, network, ipc, uts, cgroup): no network at all, not even the host's
+  loopback; it sees its own processes only; it cannot create further user namespaces;
+- a private root, read-only, holding only the runtime (/usr, the /lib and /bin links, the Python
+  installation and the venv, the runner package, a few files of /etc such as ld.so.cache) and the job's own
+  directory, read-only, with its scratch folder as a size-capped tmpfs: the only writable place, gone when
+  the job ends;
+- a dedicated uid leased for the job (runner/sandbox/uids.py), no capabilities, no-new-privileges, a new
+  session (no terminal), --die-with-parent (it dies with the judge), a scrubbed environment;
+- rlimits: CPU time, address space, file size, processes (counted per uid, so its own only), no core dumps.
+  The wall clock is the judge's (per call and per job); execute() kills the judge past the job's limit, and
+  with it the sandbox; cleanup() then kills whatever still runs as the job's uid.
+
+The judge stays outside: it starts bwrap, passes the control socket down as an inherited fd, and freezes the
+contestant by walking /proc/<bwrap pid>/task/*/children, which from outside the sandbox sees the whole tree
+(bwrap, its pid-1 reaper, the contestant and its children).
+
+Where bubblewrap is missing, util-linux's unshare and setpriv build the same view (root only), and the
+report says so.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from runner.sandbox import RUNNER_ROOT, Job, Sandbox, contestant_env, die_with_parent, rlimits, uids
+
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
+TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")  # on merged-/usr systems, links into /usr
+HOSTNAME = "sandbox"
+USER_NAME = "contestant"
+
+
+def runtime_paths() -> list[str]:
+    """The Python the judge runs (its installation and the venv) outside /usr: bound read-only."""
+    candidates = {sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix),
+                  os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    out: list[str] = []
+    for path in sorted(candidates, key=len):
+        if path in ("/", "") or path.startswith("/usr/") or path == "/usr" or not os.path.isdir(path):
+            continue
+        if any(path == p or path.startswith(p + "/") for p in out):
+            continue
+        out.append(path)
+    return out
+
+
+def job_entries(job: Job) -> list[Path]:
+    """What the contestant sees of its job directory, read-only: the submission and task.py (the scratch
+    folder is a tmpfs of its own; the sandbox's own files stay out of sight)."""
+    return [e for e in sorted(job.dir.iterdir()) if e != job.scratch and not e.name.startswith(".sandbox-")]
+
+
+def _account_files(job_dir: Path, uid: int) -> Path:
+    """/etc/passwd and /etc/group for the sandbox: the contestant's user only (getpass, ~ and pip look)."""
+    etc = job_dir / ".sandbox-etc"
+    etc.mkdir(exist_ok=True)
+    (etc / "passwd").write_text(f"{USER_NAME}:x:{uid}:{uid}:contestant:{job_dir / 'scratch'}:/bin/sh\n")
+    (etc / "group").write_text(f"{USER_NAME}:x:{uid}:\n")
+    for f in etc.iterdir():
+        f.chmod(0o644)
+    return etc
+
+
+def bwrap_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.executable, bwrap: str = "bwrap",
+               runtime: list[str] | None = None, staged: dict[str, str] | None = None) -> list[str]:
+    """The whole bubblewrap command line for one contestant: a pure function, checked by the tests.
+    `staged` maps a host path to where the launcher made it reachable for the job's uid (see `_Stage`)."""
+    staged = staged or {}
+    a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+         "--hostname", HOSTNAME, "--uid", str(uid), "--gid", str(uid)]
+    a += ["--ro-bind", "/usr", "/usr"]
+    for top in TOP_LINKS:
+        path = f"/{top}"
+        if os.path.islink(path):
+            a += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            a += ["--ro-bind", path, path]
+    for name in ETC_FILES:
+        a += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    etc = job.dir / ".sandbox-etc"
+    a += ["--ro-bind", str(etc / "passwd"), "/etc/passwd", "--ro-bind", str(etc / "group"), "/etc/group"]
+    for path in [*(runtime_paths() if runtime is None else runtime), str(RUNNER_ROOT / "runner")]:
+        a += ["--ro-bind", staged.get(path, path), path]
+    for entry in job_entries(job):
+        a += ["--ro-bind", str(entry), str(entry)]
+    a += ["--size", str(job.limits.scratch_bytes), "--perms", "0700", "--tmpfs", str(job.scratch)]
+    a += ["--proc", "/proc", "--dev", "/dev"]
+    a += ["--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu"]  # torch counts cores here
+    if job.device == "cuda":
+        a += ["--ro-bind", "/sys", "/sys"]
+        for dev in sorted(Path("/dev").glob("nvidia*")):
+            a += ["--dev-bind-try", str(dev), str(dev)]
+    a += ["--remount-ro", "/", "--chdir", str(job.dir), "--", python, *argv]
+    return a
+
+
+def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.executable,
+                 runtime: list[str] | None = None) -> list[str]:
+    """The fallback without bubblewrap (root only): unshare(1) makes the namespaces, a short shell script
+    builds the same private root (read-only binds, a size-capped tmpfs scratch) and chroots into it, and
+    setpriv(1) drops to the job's uid with no capabilities and no-new-privileges."""
+    root = job.dir / ".sandbox-root"
+    binds = ["/usr", *(runtime_paths() if runtime is None else runtime), str(RUNNER_ROOT / "runner")]
+    binds += [str(e) for e in job_entries(job)]
+    binds += [f"/etc/{n}" for n in ETC_FILES if os.path.exists(f"/etc/{n}")]
+    binds += [p for p in ("/sys/devices/system/cpu",) if os.path.exists(p)]
+    links = [(os.readlink(f"/{t}"), f"/{t}") for t in TOP_LINKS if os.path.islink(f"/{t}")]
+    binds += [f"/{t}" for t in TOP_LINKS if os.path.isdir(f"/{t}") and not os.path.islink(f"/{t}")]
+    q = _quote
+    lines = ["set -e", f"R={q(str(root))}", 'mount --make-rprivate /', 'mount -t tmpfs -o nosuid,nodev,mode=0755 kb-root "$R"']
+    for src in binds:
+        kind = "-d" if os.path.isdir(src) else "-f"
+        make = f'mkdir -p "$R"{q(src)}' if kind == "-d" else f'mkdir -p "$R"{q(os.path.dirname(src))}; touch "$R"{q(src)}'
+        lines += [make, f'mount --rbind {q(src)} "$R"{q(src)}', f'mount -o remount,bind,ro,nosuid,nodev "$R"{q(src)}']
+    for target, link in links:
+        lines.append(f'ln -s {q(target)} "$R"{q(link)}')
+    etc = job.dir / ".sandbox-etc"
+    for name in ("passwd", "group"):
+        lines += [f'touch "$R/etc/{name}"', f'mount --bind {q(str(etc / name))} "$R/etc/{name}"',
+                  f'mount -o remount,bind,ro,nosuid,nodev "$R/etc/{name}"']
+    lines.append(f'mkdir -p "$R"{q(str(job.scratch))}')
+    lines.append(f'mount -t tmpfs -o nosuid,nodev,size={job.limits.scratch_bytes},mode=0700,uid={uid},gid={uid} kb-scratch "$R"{q(str(job.scratch))}')
+    lines += ['mkdir -p "$R/proc" "$R/dev"', 'mount -t proc -o nosuid,nodev,noexec proc "$R/proc"',
+              'mount -t tmpfs -o nosuid,mode=0755,size=65536 kb-dev "$R/dev"']
+    for dev in ("null", "zero", "full", "random", "urandom"):
+        lines += [f'touch "$R/dev/{dev}"', f'mount --bind /dev/{dev} "$R/dev/{dev}"']
+    lines += [f"hostname {HOSTNAME} 2>/dev/null || true", 'mount -o remount,bind,ro "$R"']
+    enter = "cd " + q(str(job.dir)) + ' && exec "$@"'  # in the new root, as the job's uid
+    # Not exec'd: this shell stays pid 1 of the namespace, so that the contestant is not (the kernel drops
+    # signals such as SIGXCPU that pid 1 does not handle); it exits with 128+N when the contestant dies of N.
+    lines.append(
+        f'cd "$R" && {q(shutil.which("chroot") or "/usr/sbin/chroot")} "$R" /usr/bin/setpriv --reuid={uid} --regid={uid} --clear-groups '
+        f"--no-new-privs --inh-caps=-all --bounding-set=-all -- /bin/sh -c {q(enter)} contestant "
+        + " ".join(q(x) for x in [python, *argv]) + " & wait $!"
+    )
+    return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--cgroup", "--fork", "--kill-child",
+            "--", "/bin/sh", "-c", "\n".join(lines)]
+
+
+def _quote(s: str) -> str:
+    import shlex
+
+    return shlex.quote(s)
+
+
+class SandboxedProcess(subprocess.Popen):
+    """bwrap's pid-1 reaper (and the fallback's pid-1 shell) reports a contestant killed by signal N as exit status 128+N. The judge names
+    signals (SIGSEGV, SIGXCPU, SIGKILL ...), so turn the status back into the -N that Popen uses; a
+    submission that calls os._exit(129..159) itself is then reported as killed by that signal."""
+
+    def _translate(self) -> None:
+        if self.returncode is not None and 128 < self.returncode < 128 + 65:
+            self.returncode = -(self.returncode - 128)
+
+    def poll(self):
+        super().poll()
+        self._translate()
+        return self.returncode
+
+    def wait(self, timeout=None):
+        super().wait(timeout)
+        self._translate()
+        return self.returncode
+
+
+class BwrapSandbox(Sandbox):
+    name = "bwrap"
+    isolated = True
+
+    def __init__(self, tool: str | None = None):
+        tool = tool or os.environ.get("RUNNER_SANDBOX_TOOL") or ("bwrap" if shutil.which("bwrap") else "unshare")
+        if tool not in ("bwrap", "unshare"):
+            raise ValueError(f"RUNNER_SANDBOX_TOOL must be bwrap or unshare, not {tool!r}")
+        self.tool = tool
+        self._lease: uids.Lease | None = None
+
+    @property
+    def note(self) -> str:
+        who = (
+            f"a dedicated uid ({uids.uid_range().start}-{uids.uid_range().stop - 1}) leased for the job"
+            if uids.can_switch_uid() else "the worker's own uid (the worker is not root: no dedicated uid, no process limit)"
+        )
+        what = (
+            f"every namespace unshared (no network), a private read-only root with only the runtime and the job's "
+            f"directory, a size-capped tmpfs scratch, {who}, no capabilities, rlimits on CPU, memory, file size and processes"
+        )
+        if self.tool == "bwrap":
+            return f"isolated by bubblewrap: {what}"
+        return f"isolated by unshare (util-linux; bubblewrap is not installed, the fallback): {what}"
+
+    # ---- in execute(), around the judge ------------------------------------------------------------
+
+    def prepare(self, job_dir: Path) -> None:
+        if self.tool == "bwrap" and not shutil.which("bwrap"):
+            raise RuntimeError("the bwrap sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+        if self.tool == "unshare" and not (uids.can_switch_uid() and shutil.which("unshare") and shutil.which("setpriv")):
+            raise RuntimeError(
+                "bubblewrap is not installed and the unshare fallback needs root and util-linux's unshare and "
+                "setpriv; install bubblewrap (Debian: apt-get install bubblewrap)"
+            )
+        scratch = job_dir / "scratch"
+        uid = os.getuid()
+        if uids.can_switch_uid():
+            self._lease = uids.acquire()
+            uid = self._lease.uid
+            os.chown(scratch, uid, uid)  # the mount point of its tmpfs; also how the judge learns the uid
+            scratch.chmod(0o700)
+        _account_files(job_dir, uid)
+        if self.tool == "unshare":
+            (job_dir / ".sandbox-root").mkdir(mode=0o700, exist_ok=True)
+
+    def cleanup(self, job_dir: Path) -> None:
+        if self._lease is None:
+            return
+        try:
+            if not uids.kill_all(self._lease.uid):
+                # Never hand the uid on while something of this job still runs: keep the lease's file
+                # locked until this process ends (acquire() kills the rest then).
+                self._lease = None
+                return
+        finally:
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
+
+    # ---- in the judge -------------------------------------------------------------------------------
+
+    def job_uid(self, job: Job) -> int | None:
+        """The uid prepare() leased (it owns the scratch mount point); None without a dedicated one."""
+        if not uids.can_switch_uid():
+            return None
+        owner = job.scratch.stat().st_uid
+        if owner not in uids.uid_range():
+            raise RuntimeError(f"{job.scratch} is not owned by a sandbox uid: prepare() did not run for this job")
+        return owner
+
+    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
+        uid = self.job_uid(job)
+        inside_uid = uid if uid is not None else os.getuid()
+        if not (job.dir / ".sandbox-etc" / "passwd").exists():
+            _account_files(job.dir, inside_uid)
+        limits = rlimits(job.limits, job.device)
+        if uid is not None:  # counted per uid: the job's own processes and threads only (root is exempt
+            # from it, so unshare, which must start as root to mount, is bound once setpriv changed the uid)
+            limits.append((resource.RLIMIT_NPROC, (job.limits.processes, job.limits.processes)))
+        stage = None
+        if self.tool == "bwrap":
+            if uid is not None:
+                stage = _Stage(job.dir, [*runtime_paths(), str(RUNNER_ROOT / "runner")])
+            command = bwrap_argv(job, argv, uid=inside_uid, bwrap=shutil.which("bwrap") or "bwrap",
+                                 staged=stage.paths if stage else None)
+        else:
+            command = unshare_argv(job, argv, uid=inside_uid)
+        env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
+        env.update(USER=USER_NAME, LOGNAME=USER_NAME)
+
+        def pre_exec() -> None:
+            if stage is not None:
+                stage.mount()  # still root, in a mount namespace of its own
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            die_with_parent()  # after the uid change, which clears it
+            for which, value in limits:
+                resource.setrlimit(which, value)
+
+        return SandboxedProcess(
+            command,
+            cwd="/",
+            env=env,
+            pass_fds=pass_fds,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=pre_exec,
+        )
+
+
+class _Stage:
+    """bubblewrap, run as the job's uid, opens the paths it binds as that uid, and the runtime may lie where
+    that uid cannot go (a Python under /root, mode 0700). So the launcher, still root, makes a mount
+    namespace of its own (the host's mounts are not touched), bind-mounts each runtime path onto an empty
+    folder of the job directory, and only then drops to the job's uid and starts bwrap, which binds them
+    from there to their own paths, read-only."""
+
+    CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE = 0x00020000, 4096, 16384, 1 << 18
+
+    def __init__(self, job_dir: Path, paths: list[str]):
+        root = job_dir / ".sandbox-runtime"
+        root.mkdir(mode=0o755, exist_ok=True)
+        self.paths: dict[str, str] = {}
+        for i, path in enumerate(paths):
+            target = root / str(i)
+            target.mkdir(mode=0o755, exist_ok=True)
+            self.paths[path] = str(target)
+
+    def mount(self) -> None:
+        """In the child, before exec."""
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def check(rc: int, what: str) -> None:
+            if rc != 0:
+                raise OSError(ctypes.get_errno(), f"sandbox launcher: {what} failed")
+
+        check(libc.unshare(self.CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+        check(libc.mount(b"none", b"/", None, self.MS_REC | self.MS_PRIVATE, None), "making / private")
+        for source, target in self.paths.items():
+            check(libc.mount(source.encode(), target.encode(), None, self.MS_BIND | self.MS_REC, None), f"binding {source}")

@@ -1,0 +1,140 @@
+"""Dedicated uids for contestants: one uid per running job, leased from a range that no account uses.
+
+A job's uid owns nothing on the host but its scratch directory, so the contestant can read no file that is
+not world-readable, signal no process but its own, and its process limit (RLIMIT_NPROC, counted per uid)
+counts its own processes only. When the job ends, every process of the uid is killed, which is how
+"nothing outlives a job" is checked, whatever the contestant did (double forks, setsid, a new session).
+
+The lease is an flock on a file in a root-only directory: it is held by the process that runs the job
+and released by the kernel if that process dies. Needs root; without it the backends run the contestant
+under the worker's own uid and say so.
+
+Settings (environment, with defaults): RUNNER_SANDBOX_UID_BASE=61000, RUNNER_SANDBOX_UID_COUNT=64,
+RUNNER_SANDBOX_LOCK_DIR=/run/kernelboard-sandbox. 61000-61063 lies in Debian's range for dynamically
+allocated global ids (60000-64999), below systemd's DynamicUser range (61184-65519); a uid of the range
+that has an account in /etc/passwd is never used.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _setting(name: str, default: str) -> str:
+    return os.environ.get(name) or default
+
+
+def uid_range() -> range:
+    base = int(_setting("RUNNER_SANDBOX_UID_BASE", "61000"))
+    return range(base, base + int(_setting("RUNNER_SANDBOX_UID_COUNT", "64")))
+
+
+def lock_dir() -> Path:
+    return Path(_setting("RUNNER_SANDBOX_LOCK_DIR", "/run/kernelboard-sandbox"))
+
+
+def can_switch_uid() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass
+class Lease:
+    uid: int
+    fd: int
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the file drops the flock
+            self.fd = -1
+
+
+def _has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+def acquire() -> Lease:
+    """A uid no other job holds, with none of its processes left. Raises RuntimeError when all are taken."""
+    directory = lock_dir()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for uid in uid_range():
+        if _has_account(uid):
+            continue
+        fd = os.open(directory / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        if not kill_all(uid):  # a lease starts clean, whatever a crashed worker left behind
+            os.close(fd)
+            continue
+        return Lease(uid, fd)
+    r = uid_range()
+    raise RuntimeError(f"every sandbox uid ({r.start}-{r.stop - 1}) is in use by a running job; raise RUNNER_SANDBOX_UID_COUNT")
+
+
+def _uids_of(pid: str) -> tuple[set[int], str]:
+    """The real, effective, saved and file-system uids of a process, and its state letter."""
+    uids, state = set(), ""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("State:"):
+                state = line.split()[1]
+            elif line.startswith("Uid:"):
+                uids = {int(u) for u in line.split()[1:]}
+                break
+    return uids, state
+
+
+def processes_of(uid: int) -> list[int]:
+    """Every live process (not a zombie) that runs with `uid` in any of its uids, in every pid namespace."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            uids, state = _uids_of(entry.name)
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if uid in uids and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def _kill(pid: int, uid: int) -> None:
+    """SIGKILL pid if it still runs as uid: through a pidfd, so that a recycled pid is never hit."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (ProcessLookupError, OSError):
+        return
+    try:
+        if uid in _uids_of(str(pid))[0]:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    finally:
+        os.close(fd)
+
+
+def kill_all(uid: int, timeout_s: float = 10.0) -> bool:
+    """Kill every process of uid and wait until none is left. True when none is."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pids = processes_of(uid)
+        if not pids:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        for pid in pids:
+            _kill(pid, uid)
+        time.sleep(0.01)
