@@ -24,6 +24,7 @@ from runner.transport import CpuArena, arena_bytes, cuda_slot, replace_tensors, 
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
 MAX_SLOTS = 2048  # and the most calls one window may hold
+GPU_SNAPSHOT_BYTES = 8 << 30  # device memory for a window's snapshots, kept until they are checked
 WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handshake then costs little
 JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
@@ -99,12 +100,30 @@ class Judge:
     # ---- the contestant's life -------------------------------------------------------------------------
 
     def start_contestant(self) -> None:
-        ready = self.contestant.receive(self.limits.call_s, "the import")
+        # The runtime (torch, and CUDA on a GPU) is up but the submission not yet imported: the threads
+        # counted now are the harness's own, counted from /proc, which the submission cannot fake.
+        runtime = self.contestant.receive(self.limits.import_s, "starting the contestant")
+        if not runtime.get("ok"):
+            raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
+        self.thread_baseline = self.threads_now()
+        ready = self.contestant.receive(self.limits.import_s, "the import")
         if not ready.get("ok"):
             raise Stop(Verdict.ERROR, f"the submission could not be loaded: {ready.get('error', 'unknown error')}")
-        threads = ready.get("python_threads", 1)
-        if isinstance(threads, int) and threads > 1:
-            self.flag("threads", f"the submission started {threads - 1} thread(s) while importing", threads)
+        self.check_threads("while importing")
+
+    def threads_now(self) -> int:
+        return freeze.thread_count(freeze.process_tree(self.contestant.pid))
+
+    def check_threads(self, when: str) -> None:
+        """Threads or processes the submission started run beside the clock (threat 5): flagged."""
+        now = self.threads_now()
+        if now > self.thread_baseline:
+            self.flag(
+                "threads",
+                f"the submission started {now - self.thread_baseline} thread(s) or process(es) {when}; "
+                "work beside the timed calls cannot be timed",
+                {"baseline": self.thread_baseline, "now": now},
+            )
 
     def _freeze(self) -> None:
         if self.device == "cpu" and self.contestant:
@@ -161,26 +180,27 @@ class Judge:
         return CaseLayout(ins, outs, expected, keep=keep), {"op": "case", "inputs": in_refs, "outputs": out_refs}, ()
 
     def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, list[Any], float | None]:
-        """Time one window of calls. Returns (seconds, the outputs as they were at done, joules)."""
+        """Time one window of calls. Returns (seconds, per call (outputs, aliases, inputs) as they were at
+        done, joules)."""
         k = len(datas)
-        for slot, data in enumerate(datas):
-            for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
-                dst.copy_(src)
-            for t in lay.outputs[slot]:
-                _poison(t)
-        if self.device == "cuda":
-            torch.cuda.synchronize()
-        energy0 = self.nvml.energy_mj() if self.nvml else None
         timeout = self.limits.call_s * k
         what = f"custom_kernel on {case.id}"
-        self._thaw()
-        if self.device == "cpu":
+        energy0 = self.nvml.energy_mj() if self.nvml else None
+        if self.device == "cuda":
+            elapsed, reply, snaps = self._gpu_window(lay, datas, timeout, what)
+        else:
+            for slot, data in enumerate(datas):
+                for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
+                    dst.copy_(src)
+                for t in lay.outputs[slot]:
+                    _poison(t)
+            self._thaw()
             t0 = time.perf_counter_ns()
             reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
             elapsed = (time.perf_counter_ns() - t0) * 1e-9
-        else:
-            elapsed, reply = self._gpu_window(lay, k, timeout, what)
-        self._freeze()
+            self._freeze()
+            # frozen: the slots hold exactly what they held at done
+            snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         joules = None
         if energy0 is not None:
             energy1 = self.nvml.energy_mj()
@@ -192,48 +212,52 @@ class Judge:
                 raise CaseFailure("failed", error)
             raise CaseFailure("error", f"custom_kernel raised {error} (call {call})")
         aliases = reply.get("aliases", [])
-        if not isinstance(aliases, list) or len(aliases) != k:
+        if not isinstance(aliases, list) or len(aliases) != k or len(snaps) != k:
             raise Stop(Verdict.FAILED, "the contestant's harness answered out of protocol")
         outputs = []
-        for slot in range(k):
-            inputs = tensors_of(lay.inputs[slot])
+        for (outs, ins), alias in zip(snaps, aliases, strict=True):
+            alias = alias if isinstance(alias, list) else []
             got = []
-            for i, t in enumerate(lay.outputs[slot]):
-                a = aliases[slot][i] if i < len(aliases[slot]) else None
-                src = inputs[a] if isinstance(a, int) and 0 <= a < len(inputs) else t
-                got.append(src.clone())
-            outputs.append((got, aliases[slot]))
-        threads = reply.get("python_threads")
-        if isinstance(threads, int) and threads > 1:
-            self.flag("threads", f"{threads - 1} thread(s) of the submission were alive after custom_kernel returned", threads)
+            for i, t in enumerate(outs):
+                a = alias[i] if i < len(alias) else None
+                got.append((ins[a] if isinstance(a, int) and 0 <= a < len(ins) else t).clone())
+            outputs.append((got, alias, ins))
+        self.check_threads(f"by the end of a window of {case.id}")
         return elapsed, outputs, joules
 
-    def _gpu_window(self, lay: CaseLayout, k: int, timeout: float, what: str) -> tuple[float, dict[str, Any]]:
-        """Reveal one input at a time: each call's go only after the previous call's done, device synced."""
+    def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str):
+        """Reveal one input at a time: each call's input is written, L2 flushed and the device synced only
+        after the previous call's done, so calls cannot be batched. Both sides spin on shared counters."""
         ctl = self.contestant.control
-        self.contestant.channel.send_command({"op": "run", "k": k, "per_call": True})
-        total = 0
-        base = ctl[1]
-        for i in range(k):
+        ctl[0] = ctl[1] = 0  # the contestant is idle, waiting for a command
+        self.contestant.channel.send_command({"op": "run", "k": len(datas), "per_call": True})
+        total, snaps = 0, []
+        slot_in, slot_out = tensors_of(lay.inputs[0]), lay.outputs[0]
+        for i, data in enumerate(datas):
+            for dst, src in zip(slot_in, tensors_of(data), strict=True):
+                dst.copy_(src)
+            for t in slot_out:
+                _poison(t)
             self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
             torch.cuda.synchronize()
             deadline = time.monotonic() + timeout
             t0 = time.perf_counter_ns()
-            ctl[0] = base + i + 1
-            while ctl[1] < base + i + 1:
+            ctl[0] = i + 1
+            while 0 <= ctl[1] < i + 1:
                 if time.monotonic() > deadline or self.contestant.proc.poll() is not None:
                     break
-            t1 = time.perf_counter_ns()
-            total += t1 - t0
-            if ctl[1] < base + i + 1:
-                break
-        return total * 1e-9, self.contestant.receive(timeout, what)
+            total += time.perf_counter_ns() - t0
+            if ctl[1] != i + 1:
+                break  # an error (-1), a timeout or a death: the reply below says which
+            snaps.append(([t.clone() for t in slot_out], [t.clone() for t in slot_in]))
+        torch.cuda.synchronize()
+        return total * 1e-9, self.contestant.receive(timeout, what), snaps
 
     def check(self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int) -> str | None:
         """Every output against the reference on the judge's private inputs, and the inputs unchanged."""
-        for slot, (data, (got, aliases)) in enumerate(zip(datas, outputs, strict=True)):
+        for slot, (data, (got, aliases, inputs_after)) in enumerate(zip(datas, outputs, strict=True)):
             writable = {a for a in aliases if isinstance(a, int)} | set(self.problem.writable_inputs)
-            for j, (view, original) in enumerate(zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True)):
+            for j, (view, original) in enumerate(zip(inputs_after, tensors_of(data), strict=True)):
                 if j not in writable and not same_bits(view, original):
                     return f"custom_kernel changed its input tensor number {j} (inputs are read-only)"
             ok, message = self.reference.check_implementation(_clone(data), _rebuild(lay.expected_structure, got))
@@ -245,7 +269,10 @@ class Judge:
         """Outputs must not change after done: work finishing later escaped the clock (threat 5)."""
         if not last:
             return
-        for slot, (got, aliases) in enumerate(last):
+        # on a GPU the one slot holds the window's last call
+        entries = list(enumerate(last))[-1:] if self.device == "cuda" else list(enumerate(last))
+        for slot, (got, aliases, _inputs) in entries:
+            slot = 0 if self.device == "cuda" else slot
             inputs = tensors_of(lay.inputs[slot])
             for i, snapshot in enumerate(got):
                 a = aliases[i] if i < len(aliases) else None
@@ -268,7 +295,8 @@ class Judge:
         per_call_bytes = arena_bytes(sample) + arena_bytes(tensors_of(expected))
         slots = max(1, min(MAX_SLOTS, ARENA_CAP // max(per_call_bytes, 1))) if timed else 1
         estimate = None
-        lay, message, fds = self.layout(sample, expected, slots if self.device == "cpu" else min(slots, 1))
+        # CPU: a window's inputs laid out at once; GPU: one slot, rewritten for each call
+        lay, message, fds = self.layout(sample, expected, slots if self.device == "cpu" else 1)
         self._thaw()
         self.contestant.request(message, self.limits.call_s, "setting up a case", fds)
         self._freeze()
@@ -287,8 +315,6 @@ class Judge:
             if error:
                 result.status, result.message = "failed", error
                 return result
-            if self.thread_baseline is None and self.device == "cpu":
-                self.thread_baseline = freeze.thread_count(self.frozen)
             if not timed:
                 return result
             rule = StoppingRule(TARGET_RSE[self.device], self.limits.case_budget_s, self.limits.max_calls)
@@ -303,10 +329,8 @@ class Judge:
                     k = int(min(slots, max(1, WINDOW_S[self.device] / max(estimate, 1e-9))))
                     k = min(k, max(1, int(JUDGE_WINDOW_S / max(judge_per_call, 1e-6))))
                     k = min(k, max(1, rule.max_calls - sum(windows.calls)))
-                    if self.device == "cuda":
-                        k = min(k, 1000)
-                if self.device == "cuda" and k > len(lay.inputs):
-                    k = len(lay.inputs)
+                if self.device == "cuda":  # every call's outputs are kept until checked
+                    k = min(k, max(1, int(GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1))))
                 self.verify_unchanged(lay, last, case)
                 datas = [self.generate(case, run_seed, call + i) for i in range(k)]
                 elapsed, outputs, joules = self.window(lay, datas, case)
@@ -345,13 +369,6 @@ class Judge:
                 finally:
                     self._freeze()
                 self.verify_unchanged(lay, last, case)
-            threads = freeze.thread_count(self.frozen) if self.frozen else None
-            if self.thread_baseline is not None and threads is not None and threads > self.thread_baseline:
-                self.flag(
-                    "threads",
-                    f"the submission's processes had {threads - self.thread_baseline} more thread(s) after {case.id} than after its first call",
-                    {"baseline": self.thread_baseline, "now": threads},
-                )
             if lay.arena is not None:
                 del lay.inputs, lay.outputs
                 lay.arena.close()

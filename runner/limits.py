@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, fields, replace
 @dataclass(frozen=True)
 class Limits:
     wall_s: float  # the whole job, from start to report
-    call_s: float  # one custom_kernel call, or a window of them, or the import
+    call_s: float  # one custom_kernel call, or a window of them
+    import_s: float  # importing the submission (torch, triton and whatever it compiles at import)
     cpu_s: int  # CPU time of the contestant (RLIMIT_CPU)
     memory_bytes: int  # address space of the contestant (RLIMIT_AS) / container memory
     output_bytes: int  # what the contestant may print before it is stopped
@@ -37,6 +38,7 @@ MiB = 1 << 20
 _BASE = Limits(
     wall_s=300,
     call_s=60,
+    import_s=180,
     cpu_s=600,
     memory_bytes=16 * GiB,
     output_bytes=4 * MiB,

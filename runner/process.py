@@ -140,7 +140,7 @@ class Contestant:
             self.kill()
             if timeout >= remaining:
                 raise self._stop_wall() from None
-            raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (the time limit per call)") from None
+            raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)") from None
         except (ChannelClosed, BrokenPipeError, ConnectionResetError):
             raise self._stop_died(what) from None
 

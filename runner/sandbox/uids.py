@@ -138,3 +138,37 @@ def kill_all(uid: int, timeout_s: float = 10.0) -> bool:
         for pid in pids:
             _kill(pid, uid)
         time.sleep(0.01)
+
+
+def leftovers() -> dict[int, list[int]]:
+    """Every live process that runs as a sandbox uid, by uid, in one pass over /proc: empty between jobs."""
+    found: dict[int, list[int]] = {}
+    pool = uid_range()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            ids, state = _uids_of(entry.name)
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        for uid in ids:
+            if uid in pool and state not in ("Z", "X"):
+                found.setdefault(uid, []).append(int(entry.name))
+    return found
+
+
+def leased() -> list[int]:
+    """The uids some running job holds now."""
+    held = []
+    for uid in uid_range():
+        path = lock_dir() / f"uid-{uid}.lock"
+        if not path.exists():
+            continue
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.append(uid)
+        finally:
+            os.close(fd)
+    return held
