@@ -129,7 +129,7 @@ class Discovery:
             return
         secret = step_secret(self.config.seed, -1)
         results = self.verifier.evaluate([code for code, _ in self.seed_sources], secret)
-        for (code, meta), ev in zip(self.seed_sources, results, strict=True):
+        for (_, meta), ev in zip(self.seed_sources, results, strict=True):
             if self.verifier.unit_s is None and ev.passed:
                 self.verifier.unit_s = ev.score_s
             self.seed_evaluations.append({"meta": meta, **ev.to_dict()})
@@ -142,7 +142,10 @@ class Discovery:
 
     def _starts(self) -> list[State]:
         if self.config.reuse:
-            return self.archive.select(self.config.groups)
+            # Fewer lineages than groups (early on, one seed): the chosen starts take turns, so that every
+            # variant judges groups x rollouts candidates per step.
+            chosen = self.archive.select(self.config.groups)
+            return [chosen[i % len(chosen)] for i in range(self.config.groups)]
         seeds = [s for s in self.archive.ranked() if s.seed]
         seeds.sort(key=lambda s: int(s.id[1:]))
         return [seeds[i % len(seeds)] for i in range(self.config.groups)]

@@ -106,9 +106,9 @@ class OfflinePolicy:
             for cand, adv in zip(g.candidates, g.advantages, strict=True):
                 logp = self._log_probs(params, cand.trace)
                 logp0 = [float(x) for x in self._log_probs(self.init, cand.trace)]
-                weights = penalised_advantages(adv, [float(x) for x in logp], logp0, self.kl_penalty)
+                weights = penalised_advantages(adv, [float(x.detach()) for x in logp], logp0, self.kl_penalty)
                 objective = objective + sum(w * lp for w, lp in zip(weights, logp, strict=True))
-                kl += sum(float(a) - b for a, b in zip(logp, logp0, strict=True))
+                kl += sum(float(a.detach()) - b for a, b in zip(logp, logp0, strict=True))
                 samples += 1
         if samples == 0:
             return {}
@@ -124,7 +124,7 @@ class OfflinePolicy:
                 m_hat = self.adam_m[i] / (1 - b1**self.adam_t)
                 v_hat = self.adam_v[i] / (1 - b2**self.adam_t)
                 self.logits[i] = self.logits[i] - self.lr * m_hat / (v_hat.sqrt() + eps)
-        return {"loss": float(loss), "kl": kl / samples}
+        return {"loss": float(loss.detach()), "kl": kl / samples}
 
     # -- persistence --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """vectoradd's kernel programs: where the sum goes, in which precision, in how many pieces; Triton on GPU.
 
-`inplace_a` writes the sum into the input A: the judge compares the inputs after the call with its own
-copy and fails it, so the policy learns to avoid it.
+`inplace_a` writes the sum into the input A and returns A: the runner allows an output that aliases an
+input to change it, and judges the values like any other output.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import logging
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI, Query
+from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 
@@ -162,12 +162,15 @@ def post_submission(request, payload: SubmissionIn):
         language=payload.language,
         source=payload.source,
     )
-    return 201, {
-        "id": submission.pk,
-        "state": submission.state,
-        "queue_position": submission_queue_position(submission=submission),
-        "url": f"/api/submissions/{submission.pk}",
-    }
+    return Status(
+        201,
+        {
+            "id": submission.pk,
+            "state": submission.state,
+            "queue_position": submission_queue_position(submission=submission),
+            "url": f"/api/submissions/{submission.pk}",
+        },
+    )
 
 
 @api.get(

@@ -87,6 +87,13 @@ class Submission(models.Model):
                 fields=["problem_version", "device_kind", "mode", "state"], name="submission_ranking"
             ),
             models.Index(fields=["user", "created_at"], name="submission_user_recent"),
+            # The rankings read only these columns of ranked candidates: an index-only scan (PostgreSQL).
+            models.Index(
+                fields=["problem_version", "device_kind"],
+                include=["id", "user", "created_at", "language"],
+                condition=models.Q(mode="leaderboard", state="passed"),
+                name="submission_ranked_candidates",
+            ),
         ]
         ordering = ["-created_at", "-id"]
 
@@ -114,6 +121,18 @@ class Run(models.Model):
     attempt = models.PositiveSmallIntegerField()
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["submission"],
+                include=["score_s"],
+                condition=models.Q(
+                    verdict="passed", public_passed=True, secret_passed=True, flagged=False, score_s__gt=0
+                ),
+                name="run_ranked",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"run of #{self.submission_id}: {self.verdict}"

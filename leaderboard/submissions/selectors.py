@@ -24,19 +24,12 @@ class RankingEntry:
     submitted_at: datetime
 
 
-def ranking_for_problem(
-    *, problem: Problem, device_kind: str, limit: int | None = None
-) -> list[RankingEntry]:
-    """The ranking of `problem`'s current version on `device_kind`: every eligibility filter is here.
-
-    Eligible: a leaderboard-mode submission that passed, whose run passed its public cases and its secret
-    run, and is not flagged. Each user's best entry counts (agents and people alike, agents marked);
-    the lower geometric-mean score ranks first, and a tie goes to the earlier submission.
-    """
-    order = [F("run__score_s").asc(), F("created_at").asc(), F("id").asc()]
+def ranking_eligible(*, problem: Problem, device_kind: str | None = None) -> QuerySet[Submission]:
+    """The submissions of `problem`'s current version that may rank (on `device_kind`, or on any kind when
+    None): every eligibility filter is here. A leaderboard-mode submission that passed, whose run passed
+    its public cases and its secret run, and is not flagged, by an active user."""
     eligible = Submission.objects.filter(
         problem_version_id=problem.current_version_id,
-        device_kind=device_kind,
         mode=Mode.LEADERBOARD,
         state=State.PASSED,
         run__verdict=State.PASSED,
@@ -46,6 +39,18 @@ def ranking_for_problem(
         run__score_s__gt=0,
         user__is_active=True,
     )
+    return eligible if device_kind is None else eligible.filter(device_kind=device_kind)
+
+
+def ranking_for_problem(
+    *, problem: Problem, device_kind: str, limit: int | None = None
+) -> list[RankingEntry]:
+    """The ranking of `problem`'s current version on `device_kind`, from the eligible submissions
+    (ranking_eligible). Each user's best entry counts (agents and people alike, agents marked);
+    the lower geometric-mean score ranks first, and a tie goes to the earlier submission.
+    """
+    order = [F("run__score_s").asc(), F("created_at").asc(), F("id").asc()]
+    eligible = ranking_eligible(problem=problem, device_kind=device_kind)
     best = (
         eligible.annotate(place_of_user=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
         .filter(place_of_user=1)

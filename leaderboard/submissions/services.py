@@ -207,7 +207,7 @@ class _Heartbeat:
 
 @functools.cache
 def _judge_function(path: str):
-    # Resolved once per process: `runner.execute` names both the function and, once imported, its module.
+    # Resolved once per process, not per submission.
     return pkgutil.resolve_name(path)
 
 
@@ -234,6 +234,7 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
         secret_seed=secrets.randbits(63) if mode == Mode.LEADERBOARD else None,
         threads=settings.RUNNER_THREADS,
         device_kind=submission.device_kind,
+        case_budget_s=settings.RUNNER_CASE_BUDGET_S,
     )
     try:
         with _Heartbeat(submission_id=submission_id, worker=worker, interval_s=settings.HEARTBEAT_INTERVAL_S):

@@ -15,7 +15,7 @@ FACTORS = {
     "proj": {"separate": 1.0, "fused": 0.8},
     "norm_in": {"affine": 1.0, "folded": 0.9, "manual": 1.2},
     "rows": {"0": 1.0, "256": 0.9, "1024": 0.7, "4096": 0.8},
-    "layout": {"row": 1.0, "hidden": 0.85},
+    "layout": {"row": 1.0, "hidden": 0.85, "hidden_direct": 0.75},
     "product": {"einsum": 1.0, "bmm": 0.9},
     "channel_block": {"0": 1.0, "16": 1.05, "64": 0.95},
     "precision": {"fp32": 1.0, "bf16": 1.3, "fp16": None},  # None: fails the check

@@ -1,6 +1,5 @@
 """vectoradd in Triton: a starting point. Runs on a GPU, and on a CPU under TRITON_INTERPRET=1."""
 
-import torch
 import triton
 import triton.language as tl
 from task import input_t, output_t

@@ -27,6 +27,14 @@ from django.core.management.base import BaseCommand, CommandError
 from leaderboard.problems.services import problem_sync_all
 from leaderboard.submissions.services import submission_sweep
 
+# The app is loaded once, before the workers fork; no control socket (its default path is shared by every
+# gunicorn of the user, so two platforms on one machine would fight over it).
+WEB_OPTIONS = "--preload --no-control-socket --timeout 60 --graceful-timeout 5".split()
+# One judge at a time (the machine's cores belong to it), no broker chatter between workers.
+WORKER_OPTIONS = (
+    "--concurrency 1 --without-gossip --without-mingle --without-heartbeat --loglevel INFO".split()
+)
+
 
 def _stop_with_parent() -> None:
     """In a child before exec (Linux): SIGTERM it if `serve` dies without stopping it, even by SIGKILL."""
@@ -127,14 +135,11 @@ class Command(BaseCommand):
                     "-m",
                     "gunicorn",
                     "leaderboard.wsgi:application",
+                    *WEB_OPTIONS,
                     "--bind",
                     f"{host}:{port}",
                     "--workers",
                     str(web_workers),
-                    "--timeout",
-                    "60",
-                    "--graceful-timeout",
-                    "5",
                     "--access-logfile",
                     str(log_dir / "web-access.log"),
                 ],
@@ -149,17 +154,11 @@ class Command(BaseCommand):
                     "-A",
                     "leaderboard.celery",
                     "worker",
+                    *WORKER_OPTIONS,
                     "--queues",
                     device_kind,
-                    "--concurrency",
-                    "1",
                     "--hostname",
                     f"{device_kind}@{socket.gethostname()}",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    "--loglevel",
-                    "INFO",
                 ],
                 log_dir / "worker.log",
             ),

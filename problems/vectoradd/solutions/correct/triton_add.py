@@ -1,6 +1,5 @@
 """Correct: a one-dimensional Triton kernel over all elements."""
 
-import torch
 import triton
 import triton.language as tl
 from task import input_t, output_t

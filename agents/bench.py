@@ -1,0 +1,165 @@
+"""TTT-Discover against its ablations at the same number of judged candidates.
+
+    .venv/bin/python -m agents.bench --problem trimul --device cpu --rollouts 96 --seeds 3
+
+For each seed and each method (TTT-Discover, best-of-N, reuse without training) it runs the offline policy
+with `rollouts` candidates in all (steps x groups x rollouts per group) judged by the runner in benchmark
+mode, and prints the best score found and its speed-up over the reference (the seed design, judged the same
+way). The best of each run is judged once more with a fresh secret seed ("confirmed"), since a maximum over
+many noisy measurements flatters. Identical code is judged once per benchmark and its measurement shared by
+every run that samples it (`--no-share` judges every run's candidates afresh): the methods then compare on
+common measurements, and the benchmark costs the number of distinct kernels, not of candidates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from agents.loop import step_secret
+from agents.runs import make_run
+from agents.verifier import Evaluation, RunnerVerifier
+
+METHODS = ("ttt-discover", "best-of-n", "reuse-no-training")
+
+
+class SharedEvaluations:
+    """A verifier that judges each distinct code once and hands its measurement to every later asker."""
+
+    def __init__(self, inner: RunnerVerifier) -> None:
+        self.inner = inner
+        self.memo: dict[str, Evaluation] = {}
+        self.unit_s = inner.unit_s
+        self.judged = 0  # candidates asked for by this run (reset per run)
+
+    def evaluate(self, codes: list[str], secret_seed: int) -> list[Evaluation]:
+        self.judged += len(codes)
+        todo = [c for c in dict.fromkeys(codes) if c not in self.memo]
+        for code, ev in zip(todo, self.inner.evaluate(todo, secret_seed), strict=True):
+            self.memo[code] = ev
+        out = []
+        for c in codes:
+            ev = self.memo[c]
+            reward = (self.unit_s / ev.score_s) if ev.passed and self.unit_s else ev.reward
+            out.append(Evaluation(ev.verdict, ev.message, ev.score_s, reward, ev.cases))
+        return out
+
+
+def _fmt_s(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1e3:.3f} ms" if seconds < 1 else f"{seconds:.3f} s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m agents.bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--problem", default="trimul")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--rollouts", type=int, default=96, help="judged candidates per run, in all")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--groups", type=int, default=2, help="starts per step")
+    ap.add_argument("--per-group", type=int, default=8, help="candidates per start")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--sandbox", default="none")
+    ap.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
+    ap.add_argument("--workers", type=int, default=1, help="runner jobs at once (timing noise grows)")
+    ap.add_argument("--no-share", action="store_true", help="judge identical code again in every run")
+    ap.add_argument("--no-confirm", action="store_true", help="skip re-judging each run's best")
+    ap.add_argument("--out", default=None, help="folder for each run's saved state and results.json")
+    args = ap.parse_args(argv)
+
+    per_step = args.groups * args.per_group
+    steps = max(1, args.rollouts // per_step)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    inner = RunnerVerifier(
+        args.problem, args.device, sandbox=args.sandbox, case_budget_s=args.case_budget, workers=args.workers
+    )
+    shared = None if args.no_share else SharedEvaluations(inner)
+    print(
+        f"{args.problem} on {args.device}: {steps} steps x {args.groups} groups x {args.per_group} candidates = "
+        f"{steps * per_step} judged candidates per run; methods {', '.join(methods)}; seeds {args.seeds}",
+        flush=True,
+    )
+    started = time.monotonic()
+    results = []
+    unit_s = None
+    for seed in range(args.seeds):
+        for method in methods:
+            verifier = shared if shared is not None else RunnerVerifier(
+                args.problem, args.device, sandbox=args.sandbox, case_budget_s=args.case_budget, workers=args.workers
+            )
+            if shared is not None:
+                shared.judged = 0
+            out_dir = Path(args.out) / f"{method}-seed{seed}" if args.out else None
+            run = make_run(
+                args.problem, args.device, "offline", steps=steps, groups=args.groups, rollouts=args.per_group,
+                seed=seed, variant=method, out_dir=out_dir, verifier=verifier,
+            )
+            t0 = time.monotonic()
+            best = run.run(
+                on_step=lambda r, d, m=method, s=seed: print(
+                    f"  [{m} seed {s}] step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, "
+                    f"best {r.best_reward:.3f} ({_fmt_s(r.best_runtime_s)}), {r.passed}/{r.candidates} passed",
+                    flush=True,
+                )
+            )
+            unit_s = unit_s or verifier.unit_s
+            confirmed = None
+            if best is not None and not args.no_confirm:
+                ev = inner.evaluate([best.code], step_secret(seed + 1000, 10_000))[0]
+                confirmed = ev.score_s
+            row = {
+                "method": method,
+                "seed": seed,
+                "best_s": best.runtime_s if best else None,
+                "speedup": (unit_s / best.runtime_s) if best and best.runtime_s else None,
+                "confirmed_s": confirmed,
+                "confirmed_speedup": (unit_s / confirmed) if confirmed else None,
+                "candidates": sum(r.candidates for r in run.records),
+                "best_design": best.meta.get("design") if best else None,
+                "seconds": time.monotonic() - t0,
+            }
+            results.append(row)
+            print(
+                f"{method:>18} seed {seed}: best {_fmt_s(row['best_s'])} = {row['speedup'] or 0:.2f}x the reference; "
+                f"confirmed {_fmt_s(confirmed)} = {row['confirmed_speedup'] or 0:.2f}x "
+                f"({row['candidates']} candidates, {row['seconds']:.0f} s)",
+                flush=True,
+            )
+    if seeds_code := [run.seed_sources[0][0]] if results else []:
+        again = inner.evaluate(seeds_code, step_secret(4242, 10_000))[0].score_s  # the unit, measured again
+        print(f"\nreference measured again at the end: {_fmt_s(again)} (the confirmed speed-ups use it)")
+        for row in results:
+            if row["confirmed_s"] and again:
+                row["confirmed_speedup"] = again / row["confirmed_s"]
+    print(f"\nreference (seed design): {_fmt_s(unit_s)}; runner jobs: {inner.judged}; "
+          f"wall time {time.monotonic() - started:.0f} s")
+    print(f"{'method':>18}  " + "  ".join(f"seed {s:<10}" for s in range(args.seeds)) + "  geo-mean speed-up")
+    for method in methods:
+        rows = [r for r in results if r["method"] == method]
+        speedups = [r["speedup"] or 0.0 for r in rows]
+        geo = math.exp(sum(math.log(max(x, 1e-9)) for x in speedups) / len(speedups))
+        cells = "  ".join(f"{(r['speedup'] or 0):.2f}x/{(r['confirmed_speedup'] or 0):.2f}x" for r in rows)
+        print(f"{method:>18}  {cells}  {geo:.2f}x")
+    if "ttt-discover" in methods and "best-of-n" in methods:
+        wins = sum(
+            (a["speedup"] or 0) > (b["speedup"] or 0)
+            for a, b in zip(
+                [r for r in results if r["method"] == "ttt-discover"],
+                [r for r in results if r["method"] == "best-of-n"],
+                strict=True,
+            )
+        )
+        print(f"TTT-Discover beats best-of-N on {wins} of {args.seeds} seeds")
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "results.json").write_text(json.dumps({"unit_s": unit_s, "runs": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Prompts for the LLM policy and reading code back out of its answers."""
+
+from __future__ import annotations
+
+import re
+
+from agents.policy import Context
+
+SYSTEM = (
+    "You are an expert GPU and CPU kernel engineer. You rewrite a working submission so that it runs faster "
+    "while computing the same result within the problem's tolerance. Answer with one complete Python module "
+    "in a single ```python code block that defines custom_kernel(data). Do not cache results across calls, do "
+    "not patch torch or timers, do not start threads or streams that outlive the call: the judge checks "
+    "every output on fresh inputs and fails such tricks."
+)
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "not measured"
+    if seconds >= 1e-1:
+        return f"{seconds:.3f} s"
+    if seconds >= 1e-4:
+        return f"{seconds * 1e3:.3f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def build_messages(context: Context, statement: str = "") -> list[dict[str, str]]:
+    """Chat messages for one group: the problem, the start's code and its measured runtime."""
+    lines = [f"Problem: {context.problem} (device: {context.device})."]
+    if statement:
+        lines += ["", statement.strip()]
+    lines += ["", "The current submission:", "```python", context.start_code.rstrip(), "```"]
+    runtime = f"Its measured runtime (geometric mean over the benchmark cases) is {_duration(context.start_runtime_s)}"
+    if context.reference_s and context.start_runtime_s:
+        runtime += f", {context.reference_s / context.start_runtime_s:.2f}x the reference's speed"
+    lines += ["", runtime + ".", "Write a faster version."]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+
+
+def extract_code(answer: str) -> str:
+    """The Python module in an answer: the longest fenced block, else the whole answer (the judge decides)."""
+    blocks = [b for b in _FENCE.findall(answer) if b.strip()]
+    if blocks:
+        return max(blocks, key=len).strip() + "\n"
+    return answer.strip() + "\n"

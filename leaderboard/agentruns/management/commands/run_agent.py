@@ -1,0 +1,147 @@
+"""python manage.py run_agent --problem trimul --device cpu --policy offline --steps 6 --groups 2 --rollouts 8
+
+Runs a TTT-Discover agent with a progress bar and a line per step, stores the run and its steps, and at the
+end enters the best kernel as the agent user's leaderboard submission, judged in leaderboard mode by the
+same service a worker runs, and ranked with everyone else's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.agentruns.services import (
+    agent_run_create,
+    agent_run_enter,
+    agent_run_fail,
+    agent_run_finish,
+    agent_run_record_step,
+)
+from leaderboard.errors import NotFound
+from leaderboard.submissions.models import DeviceKind
+
+
+class Command(BaseCommand):
+    help = "Run a built-in TTT-Discover agent on a problem and enter its best kernel in the rankings."
+
+    def add_arguments(self, parser):
+        from agents.loop import ABLATIONS
+
+        parser.add_argument("--problem", required=True)
+        parser.add_argument("--device", default="cpu", choices=DeviceKind.values, help="device kind")
+        parser.add_argument("--policy", default="offline", choices=("offline", "llm"))
+        parser.add_argument("--steps", type=int, default=6)
+        parser.add_argument("--groups", type=int, default=2, help="starts per step")
+        parser.add_argument("--rollouts", type=int, default=8, help="candidates per start")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--variant", default="ttt-discover", choices=list(ABLATIONS), help="ablation")
+        parser.add_argument("--out", default=None, help="folder for the saved archive and policy (resumable)")
+        parser.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
+        parser.add_argument("--workers", type=int, default=1, help="candidates judged at once")
+        parser.add_argument("--no-submit", action="store_true", help="do not enter the best kernel")
+        parser.add_argument("--enqueue", action="store_true", help="leave the entry to the workers' queue")
+        parser.add_argument("--model", default=None, help="llm: a local transformers model folder")
+        parser.add_argument("--gguf-file", default=None, help="llm: a GGUF file inside --model")
+        parser.add_argument("--endpoint", default=None, help="llm: an OpenAI-compatible base URL")
+        parser.add_argument("--endpoint-model", default=None, help="llm: the model name at the endpoint")
+        parser.add_argument("--max-new-tokens", type=int, default=1024)
+
+    def handle(self, *args, **o):
+        from tqdm import tqdm
+
+        from agents.runs import LLMOptions, make_run
+        from leaderboard.problems.selectors import problem_get
+        from leaderboard.problems.services import problem_sync_all
+
+        try:
+            problem_get(name=o["problem"])
+        except NotFound:
+            problem_sync_all()
+            try:
+                problem_get(name=o["problem"])
+            except NotFound as exc:
+                raise CommandError(str(exc)) from exc
+        device = DeviceKind(o["device"]).runner_device
+        out_dir = o["out"] or str(
+            Path(settings.VAR_DIR)
+            / "agent-runs"
+            / f"{o['problem']}-{o['device']}-{o['policy']}-{o['variant']}-seed{o['seed']}"
+        )
+        llm = LLMOptions(
+            endpoint=o["endpoint"],
+            endpoint_model=o["endpoint_model"],
+            model=o["model"],
+            gguf_file=o["gguf_file"],
+            max_new_tokens=o["max_new_tokens"],
+        )
+        try:
+            discovery = make_run(
+                o["problem"],
+                device,
+                o["policy"],
+                steps=o["steps"],
+                groups=o["groups"],
+                rollouts=o["rollouts"],
+                seed=o["seed"],
+                variant=o["variant"],
+                out_dir=out_dir,
+                sandbox=settings.RUNNER_SANDBOX,
+                case_budget_s=o["case_budget"],
+                workers=o["workers"],
+                llm=llm,
+            )
+        except (ValueError, KeyError) as exc:
+            raise CommandError(str(exc)) from exc
+        from dataclasses import asdict
+
+        run = agent_run_create(
+            problem=o["problem"],
+            device_kind=o["device"],
+            policy=o["policy"],
+            variant=o["variant"],
+            steps=o["steps"],
+            groups=o["groups"],
+            rollouts=o["rollouts"],
+            seed=o["seed"],
+            out_dir=out_dir,
+            config=asdict(discovery.config),
+        )
+        self.stdout.write(f"agent run #{run.pk} ({run.user.username}); state saved in {out_dir}")
+        bar = tqdm(
+            total=o["steps"], initial=discovery.next_step, desc=f"{o['problem']} {o['policy']}", unit="step"
+        )
+
+        def on_step(record, d):
+            agent_run_record_step(run=run, record=record, archive=d.archive, reference_s=d.verifier.unit_s)
+            best = f"{record.best_runtime_s * 1e3:.3f} ms" if record.best_runtime_s else "-"
+            bar.write(
+                f"step {record.step}: mean reward {record.mean_reward:.3f}, max {record.max_reward:.3f}, "
+                f"{record.passed}/{record.candidates} passed, best {best} (reward {record.best_reward:.3f}), "
+                f"{record.seconds:.0f} s"
+            )
+            bar.update(1)
+
+        try:
+            discovery.start()
+            for record in discovery.records:  # a resumed run: store the steps it already has
+                agent_run_record_step(
+                    run=run, record=record, archive=discovery.archive, reference_s=discovery.verifier.unit_s
+                )
+            best = discovery.run(on_step=on_step)
+        except Exception as exc:
+            bar.close()
+            agent_run_fail(run=run, message=f"{type(exc).__name__}: {exc}")
+            raise CommandError(f"the agent run failed: {exc}") from exc
+        bar.close()
+        if best is None:
+            agent_run_fail(run=run, message="the archive is empty")
+            raise CommandError("the archive is empty: no seed passed the judge")
+        self.stdout.write(f"best: {best.id}, {best.runtime_s} s ({best.reward:.2f}x the reference)")
+        if o["no_submit"]:
+            agent_run_finish(run=run, message="finished; not entered (--no-submit)")
+            return
+        submission = agent_run_enter(run=run, code=best.code, judge_now=not o["enqueue"])
+        agent_run_finish(run=run, message=f"entered as submission #{submission.pk} ({submission.state})")
+        self.stdout.write(f"entered as submission #{submission.pk}: {submission.state} {submission.message}")

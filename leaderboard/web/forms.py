@@ -1,0 +1,61 @@
+"""The pages' forms. They check what a form can (a choice, a file's encoding); the services decide the rest
+(limits, sizes, what each device allows) and their refusals are shown on the form in their own words."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+
+from leaderboard.problems.selectors import problem_list
+from leaderboard.submissions.models import DeviceKind, Language, Mode
+
+
+class SubmitForm(forms.Form):
+    problem = forms.ChoiceField()
+    language = forms.ChoiceField(choices=Language.choices, initial=Language.PYTORCH)
+    device_kind = forms.ChoiceField(label="Device kind", choices=DeviceKind.choices, initial=DeviceKind.CPU)
+    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.TEST, widget=forms.RadioSelect)
+    source = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "class": "code-input"}),
+        help_text="A Python module that defines custom_kernel(data).",
+    )
+    upload = forms.FileField(required=False, label="or upload a file", help_text="Replaces the pasted text.")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["problem"].choices = [(p.name, f"{p.title} ({p.name})") for p in problem_list()]
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("upload")
+        if upload:
+            limit = settings.SUBMISSION_MAX_SOURCE_BYTES
+            if upload.size > limit:
+                raise forms.ValidationError(
+                    f"The file is {upload.size / 1024:.1f} KiB; the limit is {limit / 1024:.0f} KiB."
+                )
+            try:
+                cleaned["source"] = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError(
+                    f"{upload.name} is not UTF-8 text; upload the Python source file itself."
+                ) from None
+        if not (cleaned.get("source") or "").strip():
+            raise forms.ValidationError("Paste your source or upload a file: it should define custom_kernel(data).")
+        return cleaned
+
+
+class SignUpForm(UserCreationForm):
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, required=False, help_text="To tell your tokens apart, e.g. the machine it is for."
+    )

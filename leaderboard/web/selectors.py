@@ -1,0 +1,167 @@
+"""Reads that only the pages need. Rankings and their eligibility come from the platform's one place,
+leaderboard.submissions.selectors (ranking_for_problem, ranking_eligible); nothing here filters for
+eligibility by itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.apps import apps
+from django.db.models import Count, F, Min, QuerySet, Window
+
+from leaderboard.errors import NotFound
+from leaderboard.problems.models import Problem
+from leaderboard.problems.selectors import problem_list
+from leaderboard.submissions.models import DeviceKind, Mode, State, Submission
+from leaderboard.submissions.selectors import RankingEntry, ranking_eligible, ranking_for_problem
+
+RANKING_ROWS = 50  # entries shown per device kind on a problem page
+
+
+@dataclass(frozen=True)
+class DeviceBest:
+    device_kind: str
+    label: str
+    best_s: float
+    entrants: int
+
+
+@dataclass
+class ProblemSummary:
+    problem: Problem
+    bests: list[DeviceBest] = field(default_factory=list)
+    entrants: int = 0  # ranked users over every device kind
+
+
+def device_bests(*, problem: Problem) -> list[DeviceBest]:
+    """Each device kind's best score and number of ranked users, in the platform's order of kinds."""
+    rows = (
+        ranking_eligible(problem=problem)
+        .order_by()
+        .values("device_kind")
+        .annotate(best=Min("run__score_s"), entrants=Count("user", distinct=True))
+    )
+    found = {r["device_kind"]: r for r in rows}
+    return [
+        DeviceBest(kind.value, kind.label, found[kind.value]["best"], found[kind.value]["entrants"])
+        for kind in DeviceKind
+        if kind.value in found
+    ]
+
+
+def problem_summaries() -> list[ProblemSummary]:
+    """The open problems, each with its best score per device kind and its number of entrants."""
+    summaries = []
+    for problem in problem_list():
+        bests = device_bests(problem=problem)
+        entrants = (
+            ranking_eligible(problem=problem).order_by().values("user_id").distinct().count() if bests else 0
+        )
+        summaries.append(ProblemSummary(problem, bests, entrants))
+    return summaries
+
+
+def rankings_by_device(*, problem: Problem, bests: list[DeviceBest]) -> list[tuple[DeviceBest, list[RankingEntry]]]:
+    """The ranking of each device kind that has entries, its first RANKING_ROWS entries."""
+    return [(b, ranking_for_problem(problem=problem, device_kind=b.device_kind, limit=RANKING_ROWS)) for b in bests]
+
+
+def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]]]:
+    """Per device kind, the eligible submissions that set (or equalled) the best score so far, in time
+    order: the steps of the best score over time. The database keeps the running minimum, so only the
+    record-setting rows come back, however many submissions there are."""
+    order = [F("created_at").asc(), F("id").asc()]
+    rows = (
+        ranking_eligible(problem=problem)
+        .annotate(best_so_far=Window(Min("run__score_s"), partition_by=[F("device_kind")], order_by=order))
+        .filter(run__score_s=F("best_so_far"))
+        .order_by("device_kind", *order)
+        .values_list("device_kind", "created_at", "run__score_s")
+    )
+    history: dict[str, list[tuple[datetime, float]]] = {}
+    for kind, when, score in rows:
+        points = history.setdefault(kind, [])
+        if not points or score < points[-1][1]:
+            points.append((when, score))
+    return history
+
+
+def submission_for_page(*, submission_id: int) -> Submission:
+    """A submission with what its page shows, but not its source (sources load only where visible)."""
+    submission = (
+        Submission.objects.select_related("user", "problem_version__problem", "run")
+        .filter(pk=submission_id)
+        .first()
+    )
+    if submission is None:
+        raise NotFound(f"There is no submission #{submission_id}.")
+    return submission
+
+
+def run_of(submission: Submission):
+    """The submission's run, or None while it is queued or running."""
+    try:
+        return submission.run
+    except Submission.run.RelatedObjectDoesNotExist:
+        return None
+
+
+def case_plan(*, submission: Submission) -> dict[str, int]:
+    """How many cases of each kind the submission's mode runs (what its run will report)."""
+    device = DeviceKind(submission.device_kind).runner_device
+    cases = submission.problem_version.cases.get(device, {})
+    tests, benchmarks = len(cases.get("test", [])), len(cases.get("benchmark", []))
+    if submission.mode == Mode.TEST:
+        return {"test": tests}
+    if submission.mode == Mode.BENCHMARK:
+        return {"benchmark": benchmarks}
+    return {"test": tests, "benchmark": benchmarks, "secret": benchmarks}
+
+
+def agent_run_of(*, submission: Submission):
+    """The agent run that entered this submission, when the agent-run app is installed and one did."""
+    if not apps.is_installed("leaderboard.agentruns"):
+        return None
+    AgentRun = apps.get_model("agentruns", "AgentRun")
+    return AgentRun.objects.filter(submission_id=submission.pk).order_by("-pk").first()
+
+
+def user_submissions(*, user, viewer) -> QuerySet[Submission]:
+    """A user's submissions as `viewer` may see them: all of them for the user and staff, the ranked
+    (leaderboard-mode) ones for everyone else."""
+    submissions = Submission.objects.filter(user=user).select_related("problem_version__problem", "run")
+    if not (viewer.is_authenticated and (viewer.is_staff or viewer.pk == user.pk)):
+        submissions = submissions.filter(mode=Mode.LEADERBOARD)
+    return submissions.order_by("-created_at", "-id")
+
+
+@dataclass(frozen=True)
+class BestEntry:
+    problem: Problem
+    device_kind: str
+    entry: RankingEntry
+    of: int  # entries in that ranking
+
+
+def user_best_entries(*, user) -> list[BestEntry]:
+    """The user's place in each ranking they are in (from the rankings selector)."""
+    pairs = (
+        Submission.objects.filter(
+            user=user,
+            mode=Mode.LEADERBOARD,
+            state=State.PASSED,
+            problem_version_id=F("problem_version__problem__current_version_id"),
+        )
+        .order_by()
+        .values_list("problem_version__problem_id", "device_kind")
+        .distinct()
+    )
+    problems = {p.pk: p for p in Problem.objects.select_related("current_version")}
+    found = []
+    for problem_id, kind in sorted(pairs, key=lambda pair: (problems[pair[0]].name, pair[1])):
+        ranking = ranking_for_problem(problem=problems[problem_id], device_kind=kind)
+        mine = next((e for e in ranking if e.username == user.username), None)
+        if mine is not None:
+            found.append(BestEntry(problems[problem_id], kind, mine, len(ranking)))
+    return found

@@ -1,0 +1,51 @@
+// The submission page while it is queued or running: poll its status and reload once it is final, when the
+// server renders the whole result. Plain fetch, no library; without JavaScript a meta refresh does the same.
+(function () {
+  "use strict";
+  var live = document.getElementById("live");
+  if (!live || !window.fetch) return;
+  var url = live.getAttribute("data-status-url");
+  var delay = 1000;
+
+  function show(id, visible) {
+    var el = document.getElementById(id);
+    if (el) el.hidden = !visible;
+  }
+  function text(id, value) {
+    var el = document.getElementById(id);
+    if (el) el.textContent = value;
+  }
+
+  function update(s) {
+    if (s.final) {
+      window.location.reload();
+      return false;
+    }
+    var badge = document.getElementById("state-badge");
+    badge.textContent = s.state;
+    badge.className = "badge " + s.state;
+    text("live-state", s.state);
+    show("live-queue", s.queue_position !== null);
+    if (s.queue_position !== null) text("live-position", s.queue_position);
+    show("live-elapsed", s.elapsed_s !== null);
+    if (s.elapsed_s !== null) text("live-elapsed-s", Math.round(s.elapsed_s));
+    var bar = document.getElementById("live-bar");
+    bar.className = s.state === "running" ? "bar busy" : "bar";
+    if (s.elapsed_s !== null && s.wall_limit_s) {
+      bar.style.width = Math.min(100, 100 * s.elapsed_s / s.wall_limit_s).toFixed(1) + "%";
+    }
+    if (s.message) {
+      show("message", true);
+      text("message", s.message);
+    }
+    return true;
+  }
+
+  function poll() {
+    fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}})
+      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+      .then(function (s) { if (update(s)) { delay = 1000; setTimeout(poll, delay); } })
+      .catch(function () { delay = Math.min(delay * 2, 15000); setTimeout(poll, delay); });
+  }
+  setTimeout(poll, delay);
+})();

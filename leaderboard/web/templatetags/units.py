@@ -1,0 +1,39 @@
+"""Template filters that write measurements with their units, as the runner's text report does."""
+
+from __future__ import annotations
+
+from django import template
+
+from runner.report import format_rate, format_time
+
+register = template.Library()
+
+
+@register.filter
+def seconds(value) -> str:
+    """1.23 ms, 410 us; "-" for nothing."""
+    return format_time(value if isinstance(value, int | float) else None)
+
+
+@register.filter
+def rate(value, unit: str) -> str:
+    """4.33 GB/s with unit "B/s", 722 MFLOP/s with "FLOP/s"; "-" for nothing."""
+    return format_rate(value, unit) if isinstance(value, int | float) and value else "-"
+
+
+@register.filter
+def byte_size(value) -> str:
+    if not isinstance(value, int | float):
+        return "-"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= scale:
+            return f"{value / scale:g} {unit}"
+    return f"{value:g} B"
+
+
+@register.filter
+def percent(value) -> str:
+    """A fraction as a percentage: 0.0123 -> 1.23 %."""
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{100 * value:.3g} %"

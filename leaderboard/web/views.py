@@ -1,0 +1,399 @@
+"""The pages. Thin: selectors read, services write, access.py decides who sees what."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView, LogoutView
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from leaderboard.accounts.models import ApiToken
+from leaderboard.accounts.services import api_token_create, api_token_revoke
+from leaderboard.errors import NotFound, Refusal
+from leaderboard.problems.selectors import problem_get
+from leaderboard.submissions.models import DeviceKind, Mode, Source, State
+from leaderboard.submissions.selectors import submission_queue_position
+from leaderboard.submissions.services import submission_create
+from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
+from leaderboard.web.code import highlight
+from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
+from leaderboard.web.markdown import render_markdown
+from leaderboard.web.plots import CaseTiming, case_chart, record_chart
+from leaderboard.web.selectors import (
+    agent_run_of,
+    case_plan,
+    device_bests,
+    problem_summaries,
+    rankings_by_device,
+    record_history,
+    run_of,
+    submission_for_page,
+    user_best_entries,
+    user_submissions,
+)
+from runner.floors import PEAKS
+from runner.limits import MODE_LIMITS
+from runner.report import render as render_report
+from runner.spec import RunReport
+
+LOGIN = reverse_lazy("web:login")
+_TOKEN_SESSION_KEY = "web:new_api_token"  # the token made by the last POST, shown once by the next GET
+
+
+def _or_404(fn, **kwargs):
+    try:
+        return fn(**kwargs)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+
+
+# --- problems ---------------------------------------------------------------------------------------------
+
+
+@require_GET
+def problem_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/problem_list.html", {"summaries": problem_summaries()})
+
+
+@require_GET
+def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
+    problem = _or_404(problem_get, name=name)
+    version = problem.current_version
+    bests = device_bests(problem=problem)
+    history = record_history(problem=problem)
+    labels = {k.value: k.label for k in DeviceKind}
+    chart = record_chart(
+        [(labels[b.device_kind], history.get(b.device_kind, [])) for b in bests], now=timezone.now()
+    )
+    case_tables = [
+        (device, kind, rows)
+        for device in ("cpu", "cuda")
+        for kind in ("test", "benchmark")
+        if (rows := version.cases.get(device, {}).get(kind))
+    ]
+    return render(
+        request,
+        "web/problem_detail.html",
+        {
+            "problem": problem,
+            "version": version,
+            "statement": render_markdown(version.statement),
+            "reference": highlight(version.reference_source, line_numbers=True),
+            "task": highlight(version.task_source, line_numbers=True),
+            "case_tables": case_tables,
+            "templates": sorted(version.templates),
+            "rankings": rankings_by_device(problem=problem, bests=bests),
+            "chart": chart,
+            "deadline": problem_deadline(problem),
+            "device_kinds": {k.value: k.runner_device for k in DeviceKind},
+        },
+    )
+
+
+@require_GET
+def template_download(request: HttpRequest, name: str, filename: str) -> HttpResponse:
+    problem = _or_404(problem_get, name=name)
+    text = problem.current_version.templates.get(filename)
+    if text is None:
+        raise Http404(f"The problem {name} has no template {filename!r}.")
+    response = HttpResponse(text, content_type="text/x-python; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}_{filename}"'
+    return response
+
+
+# --- submitting -------------------------------------------------------------------------------------------
+
+
+def _limits_table() -> list[tuple[str, dict]]:
+    return [(mode, MODE_LIMITS[mode].to_dict()) for mode in (Mode.TEST, Mode.BENCHMARK, Mode.LEADERBOARD)]
+
+
+@login_required(login_url=LOGIN)
+@require_http_methods(["GET", "POST"])
+def submit(request: HttpRequest) -> HttpResponse:
+    status = 200
+    if request.method == "POST":
+        form = SubmitForm(request.POST, request.FILES)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                submission = submission_create(
+                    user=request.user,
+                    problem=data["problem"],
+                    device_kind=data["device_kind"],
+                    mode=data["mode"],
+                    language=data["language"],
+                    source=data["source"],
+                )
+            except Refusal as exc:
+                form.add_error(None, exc.message)
+                status = exc.status
+            else:
+                return redirect("web:submission", submission_id=submission.pk)
+        else:
+            status = 400
+    else:
+        initial = {}
+        problem = request.GET.get("problem")
+        if problem:
+            initial["problem"] = problem
+            template = request.GET.get("template")
+            if template:
+                try:
+                    initial["source"] = problem_get(name=problem).current_version.templates.get(template, "")
+                except NotFound:
+                    pass
+        form = SubmitForm(initial=initial)
+    context = {
+        "form": form,
+        "limits": _limits_table(),
+        "max_source_bytes": settings.SUBMISSION_MAX_SOURCE_BYTES,
+        "max_in_flight": settings.SUBMISSION_MAX_IN_FLIGHT,
+        "max_per_hour": settings.SUBMISSION_MAX_PER_HOUR,
+    }
+    return render(request, "web/submit.html", context, status=status)
+
+
+# --- one submission ---------------------------------------------------------------------------------------
+
+
+def _visible_submission(request: HttpRequest, submission_id: int):
+    submission = _or_404(submission_for_page, submission_id=submission_id)
+    if not can_see_submission(request.user, submission):
+        # As absent as a missing one: whether a private submission exists is not for others to learn.
+        raise Http404(f"There is no submission #{submission_id}.")
+    return submission
+
+
+def _status(submission) -> dict:
+    run = run_of(submission)
+    now = timezone.now()
+    started = submission.started_at if submission.state == State.RUNNING else None
+    return {
+        "id": submission.pk,
+        "state": submission.state,
+        "final": submission.is_final,
+        "queue_position": submission_queue_position(submission=submission),
+        "attempts": submission.attempts,
+        "message": submission.message,
+        "plan": case_plan(submission=submission),
+        "wall_limit_s": MODE_LIMITS[submission.mode].wall_s,
+        "elapsed_s": round((now - started).total_seconds(), 1) if started else None,
+        "heartbeat_age_s": round((now - submission.heartbeat_at).total_seconds(), 1)
+        if submission.heartbeat_at and not submission.is_final
+        else None,
+        "verdict": run.verdict if run else None,
+        "score_s": run.score_s if run else None,
+    }
+
+
+@require_GET
+def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
+    """What the submission page polls while the submission is queued or running (session-authenticated,
+    unlike the API's token-authenticated endpoint; the same visibility as the page)."""
+    submission = _visible_submission(request, submission_id)
+    response = JsonResponse(_status(submission))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    case: object  # RunCase
+    flops_per_s: float | None
+    bytes_per_s: float | None
+    flops_fraction: float | None  # of the device's peak
+    bytes_fraction: float | None
+    joules_per_call: float | None
+
+
+def _case_rows(cases, device_kind: str) -> list[CaseRow]:
+    peak = PEAKS.get(device_kind)
+    rows = []
+    for c in cases:
+        stats = c.stats or {}
+        flops, nbytes = stats.get("flops_per_s"), stats.get("bytes_per_s")
+        rows.append(
+            CaseRow(
+                c,
+                flops,
+                nbytes,
+                flops / peak.flops_per_s if peak and flops else None,
+                nbytes / peak.bytes_per_s if peak and nbytes else None,
+                stats.get("joules_per_call"),
+            )
+        )
+    return rows
+
+
+def _case_label(case_id: str) -> str:
+    return case_id[case_id.find("[") + 1 : -1] if case_id.endswith("]") and "[" in case_id else case_id
+
+
+def _report_text(report: dict) -> str:
+    try:
+        return render_report(RunReport.from_dict(report))
+    except (TypeError, KeyError, ValueError):  # a report from an older runner, with other fields
+        return ""
+
+
+@require_GET
+def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = _visible_submission(request, submission_id)
+    run = run_of(submission)
+    report = run.report if run else {}
+    cases = list(run.cases.all()) if run else []
+    source_visible = can_see_source(request.user, submission)
+    source = Source.objects.get(pk=submission.source_id) if source_visible else None
+    timed = [
+        CaseTiming(
+            _case_label(c.case_id),
+            c.kind,
+            c.mean_s,
+            c.stderr_s,
+            (c.stats or {}).get("min"),
+            (c.stats or {}).get("max"),
+            c.floor_s,
+        )
+        for c in cases
+        if c.mean_s
+    ]
+    context = {
+        "submission": submission,
+        "problem": submission.problem_version.problem,
+        "run": run,
+        "report": report,
+        "report_text": _report_text(report) if run else "",
+        "case_rows": _case_rows(cases, submission.device_kind),
+        "counts": _counts(cases),
+        "chart": case_chart(timed) if timed else None,
+        "peak": PEAKS.get(submission.device_kind),
+        "energy_measured": any((c.stats or {}).get("joules_per_call") for c in cases),
+        "flags": [_flag_view(f) for f in (run.flags if run else [])],
+        "env": sorted((report.get("env") or {}).items()),
+        "limits": sorted((report.get("limits") or {}).items()),
+        "source_visible": source_visible,
+        "source": highlight(source.text, line_numbers=True) if source else None,
+        "source_meta": source,
+        "deadline": problem_deadline(submission.problem_version.problem),
+        "status": _status(submission),
+        "status_json": json.dumps(_status(submission), default=str),
+        "is_current_version": submission.problem_version_id
+        == submission.problem_version.problem.current_version_id,
+        "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
+    }
+    return render(request, "web/submission_detail.html", context)
+
+
+def _counts(cases) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for c in cases:
+        counts[c.status] = counts.get(c.status, 0) + 1
+    return sorted(counts.items())
+
+
+def _flag_view(flag: dict) -> dict:
+    evidence = flag.get("evidence")
+    if isinstance(evidence, dict):
+        items = [(k, v if isinstance(v, str | int | float) else json.dumps(v)) for k, v in evidence.items()]
+    elif evidence is None:
+        items = []
+    else:
+        items = [("evidence", evidence if isinstance(evidence, str) else json.dumps(evidence, indent=1))]
+    return {"kind": flag.get("kind", "?"), "message": flag.get("message", ""), "evidence": items}
+
+
+@require_GET
+def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = _visible_submission(request, submission_id)
+    if not can_see_source(request.user, submission):
+        raise Http404("This source is visible to its author and staff only.")
+    source = Source.objects.get(pk=submission.source_id)
+    response = HttpResponse(source.text, content_type="text/x-python; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="submission_{submission.pk}.py"'
+    return response
+
+
+# --- users and accounts -----------------------------------------------------------------------------------
+
+
+@require_GET
+def user_detail(request: HttpRequest, username: str) -> HttpResponse:
+    user = get_object_or_404(get_user_model(), username=username, is_active=True)
+    page = Paginator(user_submissions(user=user, viewer=request.user), 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "web/user_detail.html",
+        {
+            "shown_user": user,
+            "best_entries": user_best_entries(user=user),
+            "page": page,
+            "sees_all": request.user.is_authenticated and (request.user.is_staff or request.user.pk == user.pk),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("web:user", username=request.user.username)
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Pick a problem and submit a kernel.")
+        return redirect("web:problems")
+    return render(request, "web/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class SignInView(LoginView):
+    template_name = "web/login.html"
+    next_page = reverse_lazy("web:problems")
+    redirect_authenticated_user = True
+
+
+class SignOutView(LogoutView):
+    next_page = reverse_lazy("web:problems")
+
+
+@login_required(login_url=LOGIN)
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    """The user's API tokens: make one (shown once, on the page that follows), revoke one."""
+    if request.method == "POST":
+        form = TokenForm(request.POST)
+        if form.is_valid():
+            _, token = api_token_create(user=request.user, name=form.cleaned_data["name"])
+            request.session[_TOKEN_SESSION_KEY] = token
+            return redirect("web:tokens")
+    else:
+        form = TokenForm()
+    return render(
+        request,
+        "web/tokens.html",
+        {
+            "form": form,
+            "new_token": request.session.pop(_TOKEN_SESSION_KEY, None),
+            "tokens": ApiToken.objects.filter(user=request.user).order_by("-created_at"),
+            "api_url": request.build_absolute_uri("/api/"),
+        },
+    )
+
+
+@login_required(login_url=LOGIN)
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, pk=token_id, user=request.user)
+    api_token_revoke(token=token)
+    messages.success(request, f"The token {token.hint}… is revoked; requests with it are refused from now on.")
+    return redirect(reverse("web:tokens"))

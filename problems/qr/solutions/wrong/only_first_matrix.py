@@ -1,0 +1,12 @@
+"""Wrong: forgets the batch dimension and factors only the first matrix.
+
+expect: failed
+message: output 0 returned shape (16, 16); expected (8, 16, 16)
+"""
+
+import torch
+from task import input_t, output_t
+
+
+def custom_kernel(data: input_t) -> output_t:
+    return torch.geqrf(data[0])

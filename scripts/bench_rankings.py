@@ -1,0 +1,160 @@
+#!/usr/bin/env python
+"""The rankings endpoint's latency with 10,000 submissions in PostgreSQL (target: p95 <= 100 ms).
+
+    .venv/bin/python scripts/bench_rankings.py [--server postgres://postgres@127.0.0.1:5432/test]
+                                               [--submissions 10000] [--requests 300]
+
+It makes a database of its own on that server (dropped at the end), migrates it, syncs the problems and
+fills it with bulk inserts shaped like real traffic: the submissions of 500 users (one in ten an agent)
+over the six device kinds and the three modes, most judged and passed, each final one with its run and
+three cases. Then it asks GET /api/problems/vectoradd/rankings?device=cpu through Django's whole stack
+(middleware, ninja, JSON; the test client, so no network) and prints p50, p95 and p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432/test",
+                        help="a PostgreSQL URL; the benchmark's database is made beside its database")
+    parser.add_argument("--submissions", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--users", type=int, default=500)
+    args = parser.parse_args()
+
+    import psycopg
+
+    name = f"kernelboard_bench_{os.getpid()}"
+    admin = psycopg.connect(args.server, autocommit=True)
+    admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        base, _, _ = args.server.rpartition("/")
+        os.environ.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "DATABASE_URL": f"{base}/{name}",
+                           "KERNELBOARD_VAR_DIR": str(ROOT / "var" / "bench"), "LOG_LEVEL": "WARNING"})
+        import django
+
+        django.setup()
+        return run(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+def run(args) -> int:
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.utils import timezone
+
+    from leaderboard.accounts.models import User
+    from leaderboard.problems.models import Problem
+    from leaderboard.problems.services import problem_sync_all
+    from leaderboard.submissions.models import Run, RunCase, Source, State, Submission
+
+    call_command("migrate", verbosity=0)
+    problem_sync_all()
+    version = Problem.objects.get(name="vectoradd").current_version
+    rng = random.Random(7)
+
+    started = time.perf_counter()
+    users = User.objects.bulk_create(
+        User(username=f"user{i:04d}", is_agent=i % 10 == 0, password="!") for i in range(args.users)
+    )
+    sources = Source.objects.bulk_create(
+        (Source(text=f"# submission {i}\n", sha256=f"{i:064x}", size_bytes=20) for i in range(args.submissions)),
+        batch_size=2000,
+    )
+    now = timezone.now()
+    kinds = rng.choices(["cpu", "h100", "h200", "a100", "b200", "mi300x"], [5, 2, 1, 1, 0.5, 0.5],
+                        k=args.submissions)
+    modes = rng.choices(["leaderboard", "benchmark", "test"], [6, 2.5, 1.5], k=args.submissions)
+    states = rng.choices([State.PASSED, State.FAILED, State.ERROR, State.FLAGGED, State.QUEUED],
+                         [80, 12, 4, 1, 3], k=args.submissions)
+    submissions = Submission.objects.bulk_create(
+        (
+            Submission(user=rng.choice(users), problem_version=version, source=sources[i], language="pytorch",
+                       device_kind=kinds[i], mode=modes[i], state=states[i],
+                       attempts=0 if states[i] == State.QUEUED else 1,
+                       created_at=now - timedelta(seconds=args.submissions - i))
+            for i in range(args.submissions)
+        ),
+        batch_size=2000,
+    )
+    runs = Run.objects.bulk_create(
+        (
+            Run(submission=s, verdict=s.state, score_s=rng.lognormvariate(-11, 0.5),
+                public_passed=s.state == State.PASSED, secret_passed=s.state == State.PASSED,
+                flagged=s.state == State.FLAGGED, report={"verdict": s.state}, worker="cpu@bench", attempt=1,
+                started_at=s.created_at, finished_at=s.created_at)
+            for s in submissions if s.state != State.QUEUED
+        ),
+        batch_size=2000,
+    )
+    RunCase.objects.bulk_create(
+        (RunCase(run=r, position=p, case_id=f"vectoradd[size={256 << p}]", kind=kind, status="passed",
+                 mean_s=r.score_s) for r in runs for p, kind in enumerate(("test", "benchmark", "secret"))),
+        batch_size=5000,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    print(f"filled: {len(users)} users, {len(submissions)} submissions, {len(runs)} runs, {3 * len(runs)} cases "
+          f"in {time.perf_counter() - started:.1f} s")
+
+    client = Client()
+    url = "/api/problems/vectoradd/rankings?device=cpu"
+    for _ in range(20):  # warm up: connections, caches, the query plan
+        client.get(url)
+    times = []
+    for _ in range(args.requests):
+        t0 = time.perf_counter()
+        response = client.get(url)
+        times.append(time.perf_counter() - t0)
+        assert response.status_code == 200, response.content
+    entries = response.json()["entries"]
+    q = statistics.quantiles(times, n=100)
+    problem = Problem.objects.get(name="vectoradd")
+    sql, params = ranking_sql(problem)
+    executions = []
+    with connection.cursor() as cursor:
+        for _ in range(20):
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+            executions.append(cursor.fetchone()[0][0]["Execution Time"])
+    print(f"GET {url}: {len(entries)} entries (limit 100) over "
+          f"{Submission.objects.filter(device_kind='cpu', mode='leaderboard').count()} cpu leaderboard submissions")
+    print(f"latency over {args.requests} requests: p50 {q[49] * 1e3:.1f} ms, p95 {q[94] * 1e3:.1f} ms, "
+          f"p99 {q[98] * 1e3:.1f} ms (target p95 <= 100 ms)")
+    print(f"of which the ranking query in PostgreSQL: median {statistics.median(executions):.1f} ms; "
+          f"load average during the run {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0 if q[94] <= 0.1 else 1
+
+
+def ranking_sql(problem):
+    """The SQL of the ranking, by running the selector once with the queries recorded."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from leaderboard.submissions.selectors import ranking_for_problem
+
+    with CaptureQueriesContext(connection) as queries:
+        ranking_for_problem(problem=problem, device_kind="cpu", limit=100)
+    return queries.captured_queries[-1]["sql"], None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""`manage.py run_agent` end to end with the real runner: a short offline run on vectoradd whose best
+kernel is entered, judged in leaderboard mode and ranked beside a person's entry."""
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.agentruns.models import AgentRun
+from leaderboard.problems.selectors import problem_get
+from leaderboard.submissions.selectors import ranking_for_problem
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_run_agent_stores_steps_and_enters_the_ranking(problems, no_limits, settings, tmp_path, capsys):
+    settings.RUNNER_SANDBOX = "none"  # the sandboxes have their own tests; this one is about the agent's path
+    call_command(
+        "run_agent", "--problem", "vectoradd", "--device", "cpu", "--policy", "offline", "--steps", "1",
+        "--groups", "1", "--rollouts", "2", "--seed", "3", "--case-budget", "0.05", "--out", str(tmp_path),
+    )
+    out = capsys.readouterr()
+    run = AgentRun.objects.get()
+    assert run.state == AgentRun.State.FINISHED, run.message
+    assert run.agent_steps.count() == 1 and run.reference_s and run.best_runtime_s
+    assert (tmp_path / "archive.json").exists() and (tmp_path / "policy.json").exists()
+    assert "step 0:" in out.err + out.out
+    entry = run.submission
+    assert entry is not None and entry.mode == "leaderboard" and entry.user.is_agent
+    assert entry.state == "passed", entry.message
+    ranking = ranking_for_problem(problem=problem_get(name="vectoradd"), device_kind="cpu")
+    assert [(r.username, r.is_agent) for r in ranking] == [(run.user.username, True)]

@@ -1,0 +1,45 @@
+"""Runs the Triton kernel programs of the design spaces under TRITON_INTERPRET=1 (see test_families)."""
+
+import importlib.util
+import os
+import sys
+import tempfile
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from trimul_reference import make_input, reference  # noqa: E402
+
+from agents.families import design_space  # noqa: E402
+
+
+def load(code):
+    # triton.jit reads the kernel's source from its file, so the program is written to one
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(code)
+    spec = importlib.util.spec_from_file_location("candidate", f.name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.custom_kernel
+
+
+trimul = design_space("trimul", "cuda")
+for extra in ({"mask": "multiply"}, {"mask": "skip_if_ones", "norm_in": "folded", "precision": "bf16"}):
+    kernel = load(trimul.render({**trimul.seed, "gating": "triton", **extra}))
+    for data in (make_input(bs=2, seqlen=8, dim=16, hidden=16, seed=3),
+                 make_input(bs=1, seqlen=6, dim=16, hidden=16, nomask=True, seed=4)):
+        assert torch.allclose(kernel(data), reference(data), rtol=2e-2, atol=2e-2), extra
+
+vectoradd = design_space("vectoradd", "cuda")
+for compute in ("fp16", "fp32"):
+    kernel = load(vectoradd.render({**vectoradd.seed, "backend": "triton", "compute": compute, "block": 256}))
+    A, B = torch.randn(33, 17).half(), torch.randn(33, 17).half()
+    assert torch.allclose(kernel((A, B, torch.empty_like(A))).float(), (A + B).float(), atol=1e-3), compute
+
+matmul = design_space("matmul", "cuda")
+kernel = load(matmul.render({**matmul.seed, "backend": "triton", "block_m": 64, "block_n": 64, "block_k": 32}))
+a, b = torch.rand(64, 96).half(), torch.rand(96, 80).half()
+out = kernel((a, b, torch.empty(64, 80, dtype=torch.float16)))
+assert torch.allclose(out.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+print("triton programs ok")

@@ -1,0 +1,29 @@
+"""Attack: burn CPU time with busy threads inside a call whose time limit is long. Expected: error, the
+contestant dies of SIGXCPU and the verdict names the CPU limit. (The CPU limit is lowered with
+RUNNER_LIMITS so that it is reached before the limit per call.)"""
+
+import json
+
+from tests.hostile.judging import describe, one_line
+
+SOURCE = '''
+import threading
+
+
+def spin():
+    while True:
+        pass
+
+
+def custom_kernel(data):
+    for _ in range(3):
+        threading.Thread(target=spin, daemon=True).start()
+    spin()
+'''
+
+
+def test_busy_threads_hit_the_cpu_limit(hostile, monkeypatch):
+    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"cpu_s": 12}))
+    report = hostile(SOURCE, call_s=120)
+    assert report.verdict == "error", describe(report)
+    assert "SIGXCPU: it used its 12 s of CPU time (the CPU limit)" in one_line(report), describe(report)

@@ -1,0 +1,34 @@
+"""Attack: leave at import, with os._exit (no cleanup, no reply) or SystemExit (caught by the harness).
+Expected: error, saying how it left."""
+
+from tests.hostile.judging import describe, one_line
+
+OS_EXIT = '''
+import os
+
+os._exit(3)
+
+
+def custom_kernel(data):
+    return data[2]
+'''
+
+SYSTEM_EXIT = '''
+raise SystemExit(4)
+
+
+def custom_kernel(data):
+    return data[2]
+'''
+
+
+def test_os_exit_at_import(hostile):
+    report = hostile(OS_EXIT)
+    assert report.verdict == "error", describe(report)
+    assert "exited with status 3 during the import" in one_line(report), describe(report)
+
+
+def test_system_exit_at_import(hostile):
+    report = hostile(SYSTEM_EXIT)
+    assert report.verdict == "error", describe(report)
+    assert "the submission called exit(4) while importing" in one_line(report), describe(report)

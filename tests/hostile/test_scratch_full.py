@@ -1,0 +1,28 @@
+"""Attack: fill the disk through the scratch folder. Expected: error, the write fails with ENOSPC at the
+scratch limit and the verdict names it. (Lowered to 8 MiB with RUNNER_LIMITS to be quick.)"""
+
+import json
+
+from tests.hostile.judging import describe, one_line
+
+SOURCE = '''
+import os
+import torch
+
+chunk = b"x" * (1 << 20)
+for i in range(1 << 20):
+    with open(os.path.join(os.environ["TMPDIR"], f"fill-{i}"), "wb") as f:
+        f.write(chunk)
+
+
+def custom_kernel(data):
+    A, B, C = data
+    return torch.add(A, B, out=C)
+'''
+
+
+def test_filling_the_scratch_names_the_scratch_limit(hostile, monkeypatch):
+    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"scratch_bytes": 8 << 20}))
+    report = hostile(SOURCE)
+    assert report.verdict == "error", describe(report)
+    assert "its scratch space is full: the scratch limit of 8 MiB was reached" in one_line(report), describe(report)

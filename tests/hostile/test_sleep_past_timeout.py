@@ -1,0 +1,41 @@
+"""Attack: sleep past the time limits (hold a worker forever): in a call, and at import past the whole
+job's wall clock. Expected: timeout, naming the limit per call, or the job's wall-clock limit."""
+
+import json
+
+from tests.hostile.judging import describe, one_line
+
+IN_A_CALL = '''
+import time
+import torch
+
+
+def custom_kernel(data):
+    time.sleep(3600)
+'''
+
+AT_IMPORT = '''
+import time
+import torch
+
+time.sleep(3600)
+
+
+def custom_kernel(data):
+    A, B, C = data
+    return torch.add(A, B, out=C)
+'''
+
+
+def test_sleeping_in_a_call_times_out(hostile):
+    report = hostile(IN_A_CALL, call_s=3)
+    assert report.verdict == "timeout", describe(report)
+    assert "did not finish within 3 s (the time limit per call)" in one_line(report), describe(report)
+
+
+def test_sleeping_past_the_jobs_wall_clock_times_out(hostile, monkeypatch):
+    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"wall_s": 8}))
+    report = hostile(AT_IMPORT, call_s=60)
+    assert report.verdict == "timeout", describe(report)
+    assert "the job ran past its wall-clock limit of 8 s" in one_line(report), describe(report)
+    assert report.limits["wall_s"] == 8

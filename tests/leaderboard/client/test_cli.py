@@ -1,0 +1,117 @@
+"""The `kernelboard` command line against a live server (the real API, on the test database)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from testbed import CORRECT_VECTORADD, ROOT, free_port
+
+from leaderboard.client.report import format_seconds, render_report
+from leaderboard.submissions.models import Submission
+
+
+def kernelboard(*args, url, token=None, home=None, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBOARD_")}
+    env.update({"KERNELBOARD_URL": url, "XDG_CONFIG_HOME": str(home or ROOT / "nonexistent")})
+    if token:
+        env["KERNELBOARD_TOKEN"] = token
+    return subprocess.run([sys.executable, "-m", "leaderboard.client", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_the_client_loads_without_django_or_celery():
+    code = ("import sys, leaderboard.client.cli; "
+            "print([m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'kombu', 'torch')])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_problems_are_listed(live_server, problems):
+    result = kernelboard("problems", url=live_server.url)
+    assert result.returncode == 0, result.stderr
+    assert "vectoradd  Vector addition" in result.stdout
+
+
+def test_submit_without_wait_prints_the_id(live_server, problems, alice, broker):
+    result = kernelboard("submit", "vectoradd", str(CORRECT_VECTORADD), "--device", "cpu", "--mode", "test",
+                         url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    submission = Submission.objects.get(pk=int(result.stdout.strip()))
+    assert submission.user == alice.user and submission.language == "pytorch" and submission.mode == "test"
+    assert f"Submitted #{submission.pk}: vectoradd on cpu, mode test, pytorch." in result.stderr
+
+
+def test_the_token_can_come_from_the_config_file(live_server, problems, alice, broker, tmp_path):
+    (tmp_path / "kernelboard").mkdir()
+    (tmp_path / "kernelboard" / "config.toml").write_text(f'token = "{alice.token}"\n')
+    result = kernelboard("submit", "vectoradd", str(CORRECT_VECTORADD), url=live_server.url, home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert Submission.objects.get(pk=int(result.stdout)).user == alice.user
+
+
+def test_without_a_token_it_says_where_to_put_one(live_server, problems):
+    result = kernelboard("submit", "vectoradd", str(CORRECT_VECTORADD), url=live_server.url)
+    assert result.returncode == 2
+    assert "no API token. Set KERNELBOARD_TOKEN" in result.stderr
+
+
+def test_the_servers_refusal_reaches_the_user(live_server, problems, alice, tmp_path):
+    big = tmp_path / "big.py"
+    big.write_text("# " + "x" * (300 * 1024))
+    result = kernelboard("submit", "vectoradd", str(big), url=live_server.url, token=alice.token)
+    assert result.returncode == 2
+    assert "kernelboard: The source is 300.0 KiB; the limit is 256 KiB. (HTTP 413)" in result.stderr
+
+
+def test_an_unreachable_server_is_explained():
+    result = kernelboard("problems", url=f"http://127.0.0.1:{free_port()}")
+    assert result.returncode == 2
+    assert "Could not reach the server" in result.stderr
+
+
+def test_status_of_a_judged_submission_prints_the_report(live_server, judged, alice):
+    passed = judged(alice, score_s=1.23e-5)
+    result = kernelboard("status", str(passed.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "vectoradd[size=31] PASSED"
+    assert lines[1].startswith("vectoradd[size=256] PASSED 12.3 us")
+    assert re.fullmatch(r"=+ 3 passed in [0-9.]+s \(verdict: passed\) =+", lines[-1])
+    failed = judged(alice, verdict="failed", public="failed", secret=None)
+    result = kernelboard("status", str(failed.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 1
+    assert "FAILED: it was failed" in result.stdout and "2 failed" in result.stdout
+
+
+def test_rankings_show_agents_marked(live_server, judged, alice, robo):
+    judged(alice, score_s=2e-5)
+    judged(robo, score_s=1e-5)
+    result = kernelboard("rankings", "vectoradd", "--device", "cpu", url=live_server.url)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].split()[:4] == ["1.", "robo", "(agent)", "10"]
+    assert lines[2].split()[:3] == ["2.", "alice", "20"]
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(1.234e-5, "12.3 us"), (0.0456, "45.6 ms"), (2.5, "2.5 s"),
+                                                (5e-8, "50 ns"), (None, "")])
+def test_times_read_in_the_best_unit(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_the_report_is_one_line_per_case_then_a_summary():
+    report = render_report({
+        "state": "failed", "message": "vectoradd[size=64]: 12 of 4096 values differ",
+        "started_at": "2026-01-01T00:00:00+00:00", "finished_at": "2026-01-01T00:00:03.5+00:00",
+        "score_s": None,
+        "cases": [
+            {"id": "vectoradd[size=31]", "kind": "test", "status": "passed", "mean_s": None, "message": ""},
+            {"id": "vectoradd[size=64]", "kind": "test", "status": "failed", "mean_s": None,
+             "message": "12 of 4096 values differ"},
+        ],
+    })
+    lines = report.splitlines()
+    assert lines[:3] == ["vectoradd[size=31] PASSED", "vectoradd[size=64] FAILED", "    12 of 4096 values differ"]
+    assert lines[-1].strip("= ") == "1 failed, 1 passed in 3.50s (verdict: failed)"

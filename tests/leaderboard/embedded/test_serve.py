@@ -1,0 +1,137 @@
+"""`manage.py serve`: the whole platform on SQLite and the filesystem broker, with no other server.
+
+End to end with the real runner: start it on a fresh var/ folder, make a token, submit with the
+`kernelboard` client and --wait, read the pytest-style report, then stop it with Ctrl-C (SIGINT).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from testbed import CORRECT_VECTORADD, ROOT, free_port, wait_for
+
+import runner.problem
+
+
+class Serve:
+    """`manage.py serve` in a subprocess, its output collected by a thread."""
+
+    def __init__(self, var: Path, port: int) -> None:
+        self.var, self.port, self.lines = var, port, []
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")}
+        self.env.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "KERNELBOARD_VAR_DIR": str(var),
+                         "SWEEP_INTERVAL_S": "1"})
+        self.proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port)], cwd=ROOT,
+                                     env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_until_running(self) -> None:
+        wait_for(lambda: "Kernelboard is running at" in self.output or self.proc.poll() is not None,
+                 timeout_s=120, what="serve to start")
+        assert self.proc.poll() is None, self.output
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
+                              text=True, timeout=60, check=True)
+
+    def stop(self, sig: int) -> int:
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout=60)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def processes_of(var: Path) -> list[int]:
+    """Processes whose environment names this var/ folder: what serve started, and should have stopped."""
+    marker = f"KERNELBOARD_VAR_DIR={var}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started: list[Serve] = []
+
+    def start(var: Path | None = None) -> Serve:
+        s = Serve(var or tmp_path / "var", free_port())
+        started.append(s)
+        s.wait_until_running()
+        return s
+
+    yield start
+    for s in started:
+        s.kill()
+        for pid in processes_of(s.var):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_serve_judges_a_cli_submission_and_stops_on_ctrl_c(serve):
+    platform = serve()
+    assert f"Kernelboard is running at {platform.url}/" in platform.output
+    assert "problem vectoradd: new" in platform.output  # migrated and synced on first start
+    assert (platform.var / "db.sqlite3").is_file() and (platform.var / "broker" / "queue").is_dir()
+
+    token = platform.manage("create_api_token", "alice").stdout.strip()
+    env = {**platform.env, "KERNELBOARD_URL": platform.url, "KERNELBOARD_TOKEN": token}
+    result = subprocess.run(
+        [sys.executable, "-m", "leaderboard.client", "submit", "vectoradd", str(CORRECT_VECTORADD), "--device",
+         "cpu", "--mode", "test", "--wait"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + platform.output
+    lines = result.stdout.splitlines()
+    ids = [c.id for c in runner.problem.load_problem("vectoradd").cases("test", "cpu")]
+    assert lines[: len(ids)] == [f"{case_id} PASSED" for case_id in ids]
+    assert lines[-1].strip("= ").startswith(f"{len(ids)} passed in ")
+    assert "queued" in result.stderr  # the progress display went to stderr
+
+    assert platform.stop(signal.SIGINT) == 0, platform.output
+    assert "Stopped." in platform.output
+    wait_for(lambda: not processes_of(platform.var), timeout_s=15, what="every process of serve to end")
+
+
+@pytest.mark.slow
+def test_serve_stops_on_sigterm_and_restarts_on_the_same_data(serve, tmp_path):
+    first = serve()
+    token = first.manage("create_api_token", "bob").stdout.strip()
+    assert first.stop(signal.SIGTERM) == 0, first.output
+    wait_for(lambda: not processes_of(first.var), timeout_s=15, what="every process of serve to end")
+
+    again = serve(first.var)
+    assert "problem vectoradd: unchanged" in again.output
+    env = {**again.env, "KERNELBOARD_URL": again.url, "KERNELBOARD_TOKEN": token}
+    listed = subprocess.run([sys.executable, "-m", "leaderboard.client", "problems"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert "vectoradd" in listed.stdout
+    assert again.stop(signal.SIGTERM) == 0

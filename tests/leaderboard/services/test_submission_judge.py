@@ -1,0 +1,82 @@
+"""submission_judge in this process, with the real runner: what a worker does with one message."""
+
+import pytest
+from testbed import WRONG_VECTORADD, vectoradd_source
+
+from leaderboard.problems.models import ProblemVersion
+from leaderboard.submissions.models import Run, State, Submission
+from leaderboard.submissions.services import submission_create, submission_judge
+
+
+def submit(persona, source, mode="test"):
+    return submission_create(user=persona.user, problem="vectoradd", device_kind="cpu", mode=mode,
+                             language="pytorch", source=source)
+
+
+@pytest.mark.slow
+def test_a_correct_kernel_passes_every_test_case(problems, alice):
+    submission = submit(alice, vectoradd_source())
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.PASSED
+    submission.refresh_from_db()
+    assert submission.state == State.PASSED and submission.attempts == 1
+    cases = list(submission.run.cases.values_list("case_id", "status"))
+    expected = [c["id"] for c in submission.problem_version.cases["cpu"]["test"]]
+    assert [c for c, _ in cases] == expected
+    assert {s for _, s in cases} == {"passed"}
+    assert submission.run.report["mode"] == "test"
+
+
+@pytest.mark.slow
+def test_a_wrong_kernel_fails_with_a_message(problems, alice):
+    submission = submit(alice, WRONG_VECTORADD)
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.FAILED
+    submission.refresh_from_db()
+    assert submission.message
+    assert "failed" in set(submission.run.cases.values_list("status", flat=True))
+
+
+def test_a_syntax_error_is_rejected_before_anything_runs(problems, alice):
+    submission = submit(alice, "def custom_kernel(data:\n")
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.REJECTED
+    assert "syntax error on line 1" in Submission.objects.get(pk=submission.pk).message
+
+
+def test_a_duplicate_message_judges_nothing(problems, alice):
+    submission = submit(alice, "def custom_kernel(data:\n")
+    submission_judge(submission_id=submission.pk, worker="cpu@here")
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == "not claimed"
+    assert Run.objects.filter(submission=submission).count() == 1
+
+
+def test_a_changed_problem_is_not_judged_against_the_new_version(problems, alice):
+    submission = submit(alice, vectoradd_source())
+    ProblemVersion.objects.filter(pk=submission.problem_version_id).update(content_hash="0123456789abcdef")
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.ERROR
+    message = Submission.objects.get(pk=submission.pk).message
+    assert "changed after this was submitted (version 0123456789abcdef then" in message
+
+
+def test_a_failure_of_the_platform_gives_the_submission_another_attempt(problems, alice, settings):
+    settings.RUNNER_EXECUTE = "instant_judge:explode"
+    submission = submit(alice, vectoradd_source())
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.QUEUED
+    row = Submission.objects.get(pk=submission.pk)
+    assert row.state == State.QUEUED and row.attempts == 1
+    assert "the judge failed on cpu@here (OSError: No space left on device)" in row.message
+    assert not Run.objects.exists()
+
+
+@pytest.mark.slow
+def test_a_ranked_run_of_the_real_runner_enters_the_ranking(problems, alice, settings):
+    from leaderboard.problems.models import Problem
+    from leaderboard.submissions.selectors import ranking_for_problem
+
+    settings.RUNNER_CASE_BUDGET_S = 0.2  # timed seconds per benchmark case: enough to rank, quick to test
+    submission = submit(alice, vectoradd_source(), mode="leaderboard")
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.PASSED
+    run = Run.objects.get(submission=submission)
+    kinds = set(run.cases.values_list("kind", flat=True))
+    assert kinds == {"test", "benchmark", "secret"}  # the public cases, then the secret run
+    assert run.public_passed and run.secret_passed and not run.flagged and run.score_s > 0
+    entries = ranking_for_problem(problem=Problem.objects.get(name="vectoradd"), device_kind="cpu")
+    assert [(e.username, e.submission_id, e.score_s) for e in entries] == [("alice", submission.pk, run.score_s)]

@@ -1,0 +1,260 @@
+"""The platform's test bed: the real services the tests run against, and how to reach them.
+
+- Database: PostgreSQL at 127.0.0.1:5432 when it answers (what production runs), else SQLite; tests that
+  need PostgreSQL skip with the reason.
+- Broker: a private redis-server on a free port, started by the tests (so that a test can restart it),
+  never the shared one on 6379.
+- Workers: real `celery worker` processes on the test database and the private Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CORRECT_VECTORADD = ROOT / "problems" / "vectoradd" / "solutions" / "correct" / "pytorch_add.py"
+POSTGRES_URL = os.environ.get("KERNELBOARD_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test")
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate: Callable[[], object], *, timeout_s: float, what: str, every_s: float = 0.2):
+    """Poll `predicate` until it returns something true, and return that; fail the test after timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+        time.sleep(every_s)
+
+
+def vectoradd_source(note: str = "") -> str:
+    """The correct vectoradd kernel; `note` makes its text (and sha256) unique."""
+    return CORRECT_VECTORADD.read_text() + (f"\n# {note}\n" if note else "")
+
+
+WRONG_VECTORADD = """
+import torch
+from task import input_t, output_t
+
+
+def custom_kernel(data: input_t) -> output_t:
+    A, B, C = data
+    return torch.sub(A, B, out=C)  # wrong: A - B
+"""
+
+VAR_DIR = Path(tempfile.mkdtemp(prefix="kb-tests-var-"))
+REDIS_PORT = free_port()
+REDIS_URL = f"redis://127.0.0.1:{REDIS_PORT}/0"
+
+
+def configure_django() -> None:
+    """Point the settings at the test services before Django is set up (unless someone set it up first)."""
+    import django
+    from django.conf import settings
+
+    if settings.configured:
+        return
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    chosen = {"KERNELBOARD_VAR_DIR": str(VAR_DIR), "CELERY_BROKER_URL": REDIS_URL}
+    if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
+        chosen["DATABASE_URL"] = POSTGRES_URL
+    saved = {k: os.environ.get(k) for k in chosen}
+    os.environ.update(chosen)
+    try:
+        django.setup()
+        default = settings.DATABASES["default"]
+        if default["ENGINE"].endswith("postgresql"):
+            # A test database of this run's own: two runs on one server (two developers) do not collide.
+            default.setdefault("TEST", {})["NAME"] = f"test_kernelboard_{os.getpid()}"
+    finally:  # the settings are read: leave the environment of the rest of the session as it was
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def database_url() -> str:
+    """The URL of the test database, for worker processes (PostgreSQL only)."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if connection.vendor != "postgresql":
+        pytest.skip("worker processes share the test database only on PostgreSQL, which did not answer")
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@dataclass
+class RedisServer:
+    port: int
+    dir: Path
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self):
+        import redis
+
+        return redis.Redis(host="127.0.0.1", port=self.port)
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--dir", str(self.dir)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(self._pong, timeout_s=10, what=f"redis-server on port {self.port}")
+
+    def _pong(self) -> bool:
+        try:
+            return bool(self.client().ping())
+        except Exception:
+            return False
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Stop and start again. Without persistence, every message the broker held is gone."""
+        self.stop()
+        self.start()
+
+
+@dataclass
+class WorkerProcess:
+    name: str
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def hostname(self) -> str:
+        return f"{self.name}@test"
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_until_ready(self) -> None:
+        wait_for(lambda: " ready." in self.output() or self.proc.poll() is not None, timeout_s=60,
+                 what=f"worker {self.name} to start")
+        assert self.proc.poll() is None, f"worker {self.name} exited:\n{self.output()[-3000:]}"
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything in its session (its pool process)."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=10)
+
+
+@dataclass
+class Workers:
+    """Starts real Celery workers on the test database and the private broker; stops them after the test."""
+
+    broker_url: str
+    log_dir: Path
+    started: list[WorkerProcess] = field(default_factory=list)
+
+    def env(self, **overrides: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": self.broker_url,
+            "KERNELBOARD_VAR_DIR": str(VAR_DIR),
+            "HEARTBEAT_INTERVAL_S": "0.5",
+            "HEARTBEAT_TIMEOUT_S": "3",
+            "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)]),
+            **overrides,
+        }
+
+    def start(self, name: str, *, concurrency: int = 1, instant: bool = False, wait: bool = True,
+              **env: str) -> WorkerProcess:
+        """A worker for the cpu queue. `instant` gives it the fast trusted judge of instant_judge.py;
+        `wait=False` returns before it is ready (start several, then wait_until_ready each)."""
+        if instant:
+            env.setdefault("RUNNER_EXECUTE", "instant_judge:execute")
+        log = self.log_dir / f"worker-{name}.log"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "leaderboard.celery", "worker", "--queues", "cpu",
+             "--concurrency", str(concurrency), "--hostname", f"{name}@test", "--without-gossip",
+             "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
+            cwd=ROOT,
+            env=self.env(**env),
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        worker = WorkerProcess(name, proc, log)
+        self.started.append(worker)
+        if wait:
+            worker.wait_until_ready()
+        return worker
+
+    def stop_all(self) -> None:
+        for worker in self.started:  # all at once: a warm shutdown takes a few seconds each
+            if worker.proc.poll() is None:
+                worker.proc.send_signal(signal.SIGTERM)
+        for worker in self.started:
+            worker.stop()
+
+
+@dataclass
+class Persona:
+    user: object
+    token: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+def make_persona(username: str, *, is_agent: bool = False) -> Persona:
+    from leaderboard.accounts.services import api_token_create, user_get_or_create
+
+    user, _ = user_get_or_create(username=username, is_agent=is_agent)
+    _, token = api_token_create(user=user)
+    return Persona(user, token)
