@@ -258,7 +258,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "control_folder": str(_broker_dir / "control"),
-        "polling_interval": 0.25,
+        "polling_interval": 0.1,
     }
 else:
     # Redis (and SQS) give an unacknowledged message back after the visibility timeout. It must exceed the

@@ -66,7 +66,10 @@ def execute(spec: JobSpec) -> RunReport:
     usage = _usage_error(spec)
     if usage:
         return RunReport(verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device)
-    findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
+    try:
+        findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
+    except (ValueError, RecursionError, MemoryError):  # e.g. non-UTF-8 source: ast.parse raises; precheck explains
+        findings = []
     refused = precheck(spec)
     if refused:
         report = RunReport(verdict=Verdict.REJECTED, message=refused, problem=spec.problem, mode=spec.mode, device=spec.device)

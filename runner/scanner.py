@@ -45,16 +45,34 @@ def _patches(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+def _docstring_lines(tree: ast.AST | None) -> set[int]:
+    """Lines of docstrings: prose about a kernel is not evidence against it."""
+    lines: set[int] = set()
+    if tree is None:
+        return lines
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
 def scan(source: str) -> list[dict]:
     findings = []
+    try:
+        tree: ast.AST | None = ast.parse(source)
+    except SyntaxError:
+        tree = None
+    prose = _docstring_lines(tree)
     for number, line in enumerate(source.splitlines(), 1):
+        if number in prose:
+            continue
         code = line.split("#", 1)[0]
         for rule, why, pattern in LINE_RULES:
             if re.search(pattern, code):
                 findings.append({"rule": rule, "line": number, "text": line.strip()[:200], "why": why})
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    if tree is None:
         return findings
     for number, target in _patches(tree):
         findings.append({"rule": "patch", "line": number, "text": target, "why": "patches a module the harness relies on"})

@@ -28,8 +28,11 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432/test",
-                        help="a PostgreSQL URL; the benchmark's database is made beside its database")
+    parser.add_argument(
+        "--server",
+        default="postgres://postgres@127.0.0.1:5432/test",
+        help="a PostgreSQL URL; the benchmark's database is made beside its database",
+    )
     parser.add_argument("--submissions", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--users", type=int, default=500)
@@ -42,8 +45,14 @@ def main() -> int:
     admin.execute(f'CREATE DATABASE "{name}"')
     try:
         base, _, _ = args.server.rpartition("/")
-        os.environ.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "DATABASE_URL": f"{base}/{name}",
-                           "KERNELBOARD_VAR_DIR": str(ROOT / "var" / "bench"), "LOG_LEVEL": "WARNING"})
+        os.environ.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "DATABASE_URL": f"{base}/{name}",
+                "KERNELBOARD_VAR_DIR": str(ROOT / "var" / "bench"),
+                "LOG_LEVEL": "WARNING",
+            }
+        )
         import django
 
         django.setup()
@@ -77,70 +86,114 @@ def run(args) -> int:
         User(username=f"user{i:04d}", is_agent=i % 10 == 0, password="!") for i in range(args.users)
     )
     sources = Source.objects.bulk_create(
-        (Source(text=f"# submission {i}\n", sha256=f"{i:064x}", size_bytes=20) for i in range(args.submissions)),
+        (
+            Source(text=f"# submission {i}\n", sha256=f"{i:064x}", size_bytes=20)
+            for i in range(args.submissions)
+        ),
         batch_size=2000,
     )
     now = timezone.now()
-    kinds = rng.choices(["cpu", "h100", "h200", "a100", "b200", "mi300x"], [5, 2, 1, 1, 0.5, 0.5],
-                        k=args.submissions)
+    kinds = rng.choices(
+        ["cpu", "h100", "h200", "a100", "b200", "mi300x"], [5, 2, 1, 1, 0.5, 0.5], k=args.submissions
+    )
     modes = rng.choices(["leaderboard", "benchmark", "test"], [6, 2.5, 1.5], k=args.submissions)
-    states = rng.choices([State.PASSED, State.FAILED, State.ERROR, State.FLAGGED, State.QUEUED],
-                         [80, 12, 4, 1, 3], k=args.submissions)
+    states = rng.choices(
+        [State.PASSED, State.FAILED, State.ERROR, State.FLAGGED, State.QUEUED],
+        [80, 12, 4, 1, 3],
+        k=args.submissions,
+    )
     submissions = Submission.objects.bulk_create(
         (
-            Submission(user=rng.choice(users), problem_version=version, source=sources[i], language="pytorch",
-                       device_kind=kinds[i], mode=modes[i], state=states[i],
-                       attempts=0 if states[i] == State.QUEUED else 1,
-                       created_at=now - timedelta(seconds=args.submissions - i))
+            Submission(
+                user=rng.choice(users),
+                problem_version=version,
+                source=sources[i],
+                language="pytorch",
+                device_kind=kinds[i],
+                mode=modes[i],
+                state=states[i],
+                attempts=0 if states[i] == State.QUEUED else 1,
+                created_at=now - timedelta(seconds=args.submissions - i),
+            )
             for i in range(args.submissions)
         ),
         batch_size=2000,
     )
     runs = Run.objects.bulk_create(
         (
-            Run(submission=s, verdict=s.state, score_s=rng.lognormvariate(-11, 0.5),
-                public_passed=s.state == State.PASSED, secret_passed=s.state == State.PASSED,
-                flagged=s.state == State.FLAGGED, report={"verdict": s.state}, worker="cpu@bench", attempt=1,
-                started_at=s.created_at, finished_at=s.created_at)
-            for s in submissions if s.state != State.QUEUED
+            Run(
+                submission=s,
+                verdict=s.state,
+                score_s=rng.lognormvariate(-11, 0.5),
+                public_passed=s.state == State.PASSED,
+                secret_passed=s.state == State.PASSED,
+                flagged=s.state == State.FLAGGED,
+                report={"verdict": s.state},
+                worker="cpu@bench",
+                attempt=1,
+                started_at=s.created_at,
+                finished_at=s.created_at,
+            )
+            for s in submissions
+            if s.state != State.QUEUED
         ),
         batch_size=2000,
     )
     RunCase.objects.bulk_create(
-        (RunCase(run=r, position=p, case_id=f"vectoradd[size={256 << p}]", kind=kind, status="passed",
-                 mean_s=r.score_s) for r in runs for p, kind in enumerate(("test", "benchmark", "secret"))),
+        (
+            RunCase(
+                run=r,
+                position=p,
+                case_id=f"vectoradd[size={256 << p}]",
+                kind=kind,
+                status="passed",
+                mean_s=r.score_s,
+            )
+            for r in runs
+            for p, kind in enumerate(("test", "benchmark", "secret"))
+        ),
         batch_size=5000,
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    print(f"filled: {len(users)} users, {len(submissions)} submissions, {len(runs)} runs, {3 * len(runs)} cases "
-          f"in {time.perf_counter() - started:.1f} s")
+    print(
+        f"filled: {len(users)} users, {len(submissions)} submissions, {len(runs)} runs, {3 * len(runs)} cases "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
 
     client = Client()
     url = "/api/problems/vectoradd/rankings?device=cpu"
     for _ in range(20):  # warm up: connections, caches, the query plan
         client.get(url)
-    times = []
+    times, cpu = [], []
     for _ in range(args.requests):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         response = client.get(url)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         assert response.status_code == 200, response.content
     entries = response.json()["entries"]
     q = statistics.quantiles(times, n=100)
     problem = Problem.objects.get(name="vectoradd")
-    sql, params = ranking_sql(problem)
+    sql = ranking_sql(problem)
     executions = []
     with connection.cursor() as cursor:
         for _ in range(20):
-            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
             executions.append(cursor.fetchone()[0][0]["Execution Time"])
-    print(f"GET {url}: {len(entries)} entries (limit 100) over "
-          f"{Submission.objects.filter(device_kind='cpu', mode='leaderboard').count()} cpu leaderboard submissions")
-    print(f"latency over {args.requests} requests: p50 {q[49] * 1e3:.1f} ms, p95 {q[94] * 1e3:.1f} ms, "
-          f"p99 {q[98] * 1e3:.1f} ms (target p95 <= 100 ms)")
-    print(f"of which the ranking query in PostgreSQL: median {statistics.median(executions):.1f} ms; "
-          f"load average during the run {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"GET {url}: {len(entries)} entries (limit 100) over "
+        f"{Submission.objects.filter(device_kind='cpu', mode='leaderboard').count()} cpu leaderboard submissions"
+    )
+    print(
+        f"latency over {args.requests} requests: p50 {q[49] * 1e3:.1f} ms, p95 {q[94] * 1e3:.1f} ms, "
+        f"p99 {q[98] * 1e3:.1f} ms (target p95 <= 100 ms)"
+    )
+    print(
+        f"CPU time of the web process per request: median {statistics.median(cpu) * 1e3:.1f} ms; the ranking "
+        f"query in PostgreSQL: median {statistics.median(executions):.1f} ms; "
+        f"load average during the run {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     return 0 if q[94] <= 0.1 else 1
 
 
@@ -153,7 +206,7 @@ def ranking_sql(problem):
 
     with CaptureQueriesContext(connection) as queries:
         ranking_for_problem(problem=problem, device_kind="cpu", limit=100)
-    return queries.captured_queries[-1]["sql"], None
+    return queries.captured_queries[-1]["sql"]
 
 
 if __name__ == "__main__":

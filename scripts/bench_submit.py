@@ -32,8 +32,11 @@ SOURCE = (ROOT / "problems" / "vectoradd" / "solutions" / "correct" / "pytorch_a
 
 
 def call(url: str, token: str, body: dict | None = None) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode() if body else None,
-                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode() if body else None,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
 
@@ -45,10 +48,18 @@ def main() -> int:
     args = parser.parse_args()
 
     var = Path(tempfile.mkdtemp(prefix="kb-bench-var-"))
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV")
+    }
     env.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "KERNELBOARD_VAR_DIR": str(var)})
-    serve = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(args.port)], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(args.port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         for line in serve.stdout:
             if "Press Ctrl-C" in line:
@@ -58,22 +69,34 @@ def main() -> int:
         else:
             print("serve did not start", file=sys.stderr)
             return 2
-        token = subprocess.run([sys.executable, "manage.py", "create_api_token", "bench"], cwd=ROOT, env=env,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        token = subprocess.run(
+            [sys.executable, "manage.py", "create_api_token", "bench"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         base = f"http://127.0.0.1:{args.port}/api"
         totals = []
         for i in range(args.runs):
             t0 = time.perf_counter()
-            created = call(f"{base}/submissions", token,
-                           {"problem": "vectoradd", "device": "cpu", "mode": "test", "source": SOURCE + f"# {i}\n"})
+            created = call(
+                f"{base}/submissions",
+                token,
+                {"problem": "vectoradd", "device": "cpu", "mode": "test", "source": SOURCE + f"# {i}\n"},
+            )
             while not (doc := call(f"{base}/submissions/{created['id']}", token))["final"]:
                 time.sleep(0.05)
             total = time.perf_counter() - t0
             totals.append(total)
-            created_at, started, finished = (datetime.fromisoformat(doc[k])
-                                             for k in ("created_at", "started_at", "finished_at"))
-            print(f"run {i + 1}: {doc['state']} in {total:.2f} s (queue {(started - created_at).total_seconds():.2f} s,"
-                  f" judging {(finished - started).total_seconds():.2f} s)")
+            created_at, started, finished = (
+                datetime.fromisoformat(doc[k]) for k in ("created_at", "started_at", "finished_at")
+            )
+            print(
+                f"run {i + 1}: {doc['state']} in {total:.2f} s (queue {(started - created_at).total_seconds():.2f} s,"
+                f" judging {(finished - started).total_seconds():.2f} s)"
+            )
     finally:
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=60)
@@ -86,10 +109,14 @@ def main() -> int:
     alone = execute(JobSpec(problem="vectoradd", source=SOURCE, mode="test", device="cpu", sandbox=sandbox))
     runner_s = time.perf_counter() - t0
     median = statistics.median(totals)
-    print(f"submit-to-verdict: median {median:.2f} s, min {min(totals):.2f} s, max {max(totals):.2f} s over "
-          f"{len(totals)} runs (target <= 10 s)")
-    print(f"the runner alone (sandbox {sandbox}): {alone.verdict} in {runner_s:.2f} s; "
-          f"the platform's share of the median: {median - runner_s:.2f} s")
+    print(
+        f"submit-to-verdict: median {median:.2f} s, min {min(totals):.2f} s, max {max(totals):.2f} s over "
+        f"{len(totals)} runs (target <= 10 s)"
+    )
+    print(
+        f"the runner alone (sandbox {sandbox}): {alone.verdict} in {runner_s:.2f} s; "
+        f"the platform's share of the median: {median - runner_s:.2f} s"
+    )
     return 0 if median <= 10 else 1
 
 

@@ -45,7 +45,9 @@ class SubmitForm(forms.Form):
                     f"{upload.name} is not UTF-8 text; upload the Python source file itself."
                 ) from None
         if not (cleaned.get("source") or "").strip():
-            raise forms.ValidationError("Paste your source or upload a file: it should define custom_kernel(data).")
+            raise forms.ValidationError(
+                "Paste your source or upload a file: it should define custom_kernel(data)."
+            )
         return cleaned
 
 

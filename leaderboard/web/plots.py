@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from runner.report import format_time as seconds_label
 
 WIDTH, HEIGHT = 720, 320
-LEFT, RIGHT, TOP, BOTTOM = 84, 20, 34, 62
+LEFT, RIGHT, TOP, BOTTOM = 84, 20, 48, 62
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 COLOURS = ("#2563eb", "#dc2626", "#059669", "#9333ea", "#d97706", "#0891b2", "#4b5563")
 
@@ -43,16 +43,28 @@ class LogScale:
 
     def ticks(self) -> list[float]:
         decades = range(math.floor(self.lo), math.ceil(self.hi) + 1)
-        multiples = (1,) if self.hi - self.lo > 4 else (1, 2, 5) if self.hi - self.lo > 1.2 else (1, 2, 3, 5, 7)
+        multiples = (
+            (1,) if self.hi - self.lo > 4 else (1, 2, 5) if self.hi - self.lo > 1.2 else (1, 2, 3, 5, 7)
+        )
         found = [m * 10.0**e for e in decades for m in multiples]
         return [t for t in found if self.lo <= math.log10(t) <= self.hi]
 
 
 # Tick steps of a time axis, in seconds, and how their labels read.
 _TIME_STEPS = (
-    (60, "%H:%M"), (300, "%H:%M"), (900, "%H:%M"), (3600, "%H:%M"), (3 * 3600, "%b %d %H:%M"),
-    (6 * 3600, "%b %d %H:%M"), (12 * 3600, "%b %d %H:%M"), (86400, "%b %d"), (2 * 86400, "%b %d"),
-    (7 * 86400, "%b %d"), (14 * 86400, "%b %d"), (30 * 86400, "%Y-%m"), (91 * 86400, "%Y-%m"),
+    (60, "%H:%M"),
+    (300, "%H:%M"),
+    (900, "%H:%M"),
+    (3600, "%H:%M"),
+    (3 * 3600, "%b %d %H:%M"),
+    (6 * 3600, "%b %d %H:%M"),
+    (12 * 3600, "%b %d %H:%M"),
+    (86400, "%b %d"),
+    (2 * 86400, "%b %d"),
+    (7 * 86400, "%b %d"),
+    (14 * 86400, "%b %d"),
+    (30 * 86400, "%Y-%m"),
+    (91 * 86400, "%Y-%m"),
     (365 * 86400, "%Y"),
 )
 
@@ -89,7 +101,7 @@ def _svg_open(title: str) -> list[str]:
         f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="{escape(title)}" font-family="system-ui, sans-serif" font-size="12">',
         f"<title>{escape(title)}</title>",
-        f'<text x="{LEFT}" y="18" font-size="14" font-weight="600" fill="#111">{escape(title)}</text>',
+        f'<text x="{LEFT}" y="17" font-size="14" font-weight="600" fill="#111">{escape(title)}</text>',
     ]
 
 
@@ -124,12 +136,12 @@ def _legend(parts: list[str], entries: Sequence[tuple[str, str, str]]) -> None:
         width = 7 * len(label) + 26
         x -= width
         if shape == "line":
-            mark = f'<line x1="{x}" y1="14" x2="{x + 16}" y2="14" stroke="{colour}" stroke-width="2.5"/>'
+            mark = f'<line x1="{x}" y1="34" x2="{x + 16}" y2="34" stroke="{colour}" stroke-width="2.5"/>'
         elif shape == "dash":
-            mark = f'<line x1="{x}" y1="14" x2="{x + 16}" y2="14" stroke="{colour}" stroke-width="2" stroke-dasharray="4 3"/>'
+            mark = f'<line x1="{x}" y1="34" x2="{x + 16}" y2="34" stroke="{colour}" stroke-width="2" stroke-dasharray="4 3"/>'
         else:
-            mark = f'<circle cx="{x + 8}" cy="14" r="4" fill="{colour}"/>'
-        parts.append(f'{mark}<text x="{x + 20}" y="18" fill="#333">{escape(label)}</text>')
+            mark = f'<circle cx="{x + 8}" cy="34" r="4" fill="{colour}"/>'
+        parts.append(f'{mark}<text x="{x + 20}" y="38" fill="#333">{escape(label)}</text>')
 
 
 def _empty(title: str, why: str) -> SafeString:

@@ -62,9 +62,14 @@ def problem_summaries() -> list[ProblemSummary]:
     return summaries
 
 
-def rankings_by_device(*, problem: Problem, bests: list[DeviceBest]) -> list[tuple[DeviceBest, list[RankingEntry]]]:
+def rankings_by_device(
+    *, problem: Problem, bests: list[DeviceBest]
+) -> list[tuple[DeviceBest, list[RankingEntry]]]:
     """The ranking of each device kind that has entries, its first RANKING_ROWS entries."""
-    return [(b, ranking_for_problem(problem=problem, device_kind=b.device_kind, limit=RANKING_ROWS)) for b in bests]
+    return [
+        (b, ranking_for_problem(problem=problem, device_kind=b.device_kind, limit=RANKING_ROWS))
+        for b in bests
+    ]
 
 
 def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]]]:

@@ -61,7 +61,9 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
     with transaction.atomic():
         submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
         if submission is None or submission.state not in State.final():
-            raise Refusal(f"Submission #{submission_id} is not finished; only a finished one can be rejudged.")
+            raise Refusal(
+                f"Submission #{submission_id} is not finished; only a finished one can be rejudged."
+            )
         Run.objects.filter(submission_id=submission_id).delete()
         Submission.objects.filter(pk=submission_id, state=submission.state).update(
             state=State.QUEUED,

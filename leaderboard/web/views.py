@@ -41,6 +41,7 @@ from leaderboard.web.selectors import (
     user_best_entries,
     user_submissions,
 )
+from leaderboard.web.templatetags.units import byte_size
 from runner.floors import PEAKS
 from runner.limits import MODE_LIMITS
 from runner.report import render as render_report
@@ -281,7 +282,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "energy_measured": any((c.stats or {}).get("joules_per_call") for c in cases),
         "flags": [_flag_view(f) for f in (run.flags if run else [])],
         "env": sorted((report.get("env") or {}).items()),
-        "limits": sorted((report.get("limits") or {}).items()),
+        "limits": [(k, _limit_text(k, v)) for k, v in sorted((report.get("limits") or {}).items())],
         "source_visible": source_visible,
         "source": highlight(source.text, line_numbers=True) if source else None,
         "source_meta": source,
@@ -293,6 +294,16 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
     }
     return render(request, "web/submission_detail.html", context)
+
+
+def _limit_text(name: str, value) -> str:
+    if not isinstance(value, int | float):
+        return str(value)
+    if name.endswith("_bytes"):
+        return byte_size(value)
+    if name.endswith("_s"):
+        return f"{value:g} s"
+    return f"{value:g}"
 
 
 def _counts(cases) -> list[tuple[str, int]]:
@@ -338,7 +349,8 @@ def user_detail(request: HttpRequest, username: str) -> HttpResponse:
             "shown_user": user,
             "best_entries": user_best_entries(user=user),
             "page": page,
-            "sees_all": request.user.is_authenticated and (request.user.is_staff or request.user.pk == user.pk),
+            "sees_all": request.user.is_authenticated
+            and (request.user.is_staff or request.user.pk == user.pk),
         },
     )
 
@@ -395,5 +407,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, pk=token_id, user=request.user)
     api_token_revoke(token=token)
-    messages.success(request, f"The token {token.hint}… is revoked; requests with it are refused from now on.")
+    messages.success(
+        request, f"The token {token.hint}… is revoked; requests with it are refused from now on."
+    )
     return redirect(reverse("web:tokens"))

@@ -1,5 +1,5 @@
 """Attack: leave busy threads running after custom_kernel returns (work that escapes the timer, or a CPU
-hog for the next call). Expected: flagged, naming the threads left alive; they die with the job."""
+hog for the next call). Expected: flagged, naming the threads; they die with the job."""
 
 from tests.hostile.judging import describe, one_line
 
@@ -24,4 +24,4 @@ def custom_kernel(data):
 def test_threads_left_running_are_flagged_and_die_with_the_job(hostile):
     report = hostile(SOURCE)
     assert report.verdict == "flagged", describe(report)
-    assert "alive after custom_kernel returned" in one_line(report), describe(report)
+    assert "thread(s)" in one_line(report), describe(report)

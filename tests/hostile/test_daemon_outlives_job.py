@@ -1,6 +1,6 @@
 """Attack: a daemonised child (double fork, setsid, a new program) that tries to outlive the job, to spy on
-or disturb the next one. Expected: the run itself passes (the daemon does no harm to it), and after the
-job no trace of the daemon runs anywhere on the host."""
+or disturb the next one. Expected: the run itself passes or is flagged for the extra process (the daemon
+does no harm to it), and after the job no trace of the daemon runs anywhere on the host."""
 
 import os
 import secrets
@@ -40,5 +40,5 @@ def _running(marker: str) -> list[int]:
 def test_a_daemonised_child_dies_with_the_job(hostile):
     seconds = str(900_000 + secrets.randbelow(99_999))
     report = hostile(SOURCE.replace("SECONDS", seconds))
-    assert report.verdict == "passed", describe(report)
+    assert report.verdict in ("passed", "flagged"), describe(report)
     assert _running(f"sleep\0{seconds}") == [], "the daemon outlived the job"

@@ -5,7 +5,6 @@ Personas: alice submits, bob is another contestant, charlie must see nothing of 
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -32,7 +31,9 @@ def postgres(db):
 @pytest.fixture(scope="session")
 def redis_server():
     if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed: these tests run a Redis of their own, so as to restart it")
+        pytest.skip(
+            "redis-server is not installed: these tests run a Redis of their own, so as to restart it"
+        )
     from django.conf import settings
 
     if settings.CELERY_BROKER_URL != testbed.REDIS_URL:
@@ -99,10 +100,22 @@ def judged(problems, no_limits):
     from leaderboard.submissions.services import submission_claim, submission_create, submission_finish
     from runner.spec import CaseResult, RunReport, Stats
 
-    def make(persona, *, score_s: float | None = 1e-5, verdict: str = "passed", mode: str = "leaderboard",
-             device_kind: str = "cpu", secret: str | None = "passed", public: str = "passed"):
+    def make(
+        persona,
+        *,
+        score_s: float | None = 1e-5,
+        verdict: str = "passed",
+        mode: str = "leaderboard",
+        device_kind: str = "cpu",
+        secret: str | None = "passed",
+        public: str = "passed",
+    ):
         submission = submission_create(
-            user=persona.user, problem="vectoradd", device_kind=device_kind, mode=mode, language="pytorch",
+            user=persona.user,
+            problem="vectoradd",
+            device_kind=device_kind,
+            mode=mode,
+            language="pytorch",
             source=testbed.vectoradd_source(f"{persona.user.username} {score_s} {time.monotonic_ns()}"),
         )
         claimed = submission_claim(submission_id=submission.pk, worker="cpu@fixture")
@@ -113,10 +126,22 @@ def judged(problems, no_limits):
         ]
         if secret is not None:
             cases.append(CaseResult(id="vectoradd[size=256]", kind="secret", status=secret, stats=stats))
-        report = RunReport(verdict=verdict, message="" if verdict == "passed" else f"it was {verdict}",
-                           problem="vectoradd", mode=mode, device="cpu", score_s=score_s, cases=cases)
-        submission_finish(submission_id=submission.pk, worker="cpu@fixture", attempt=claimed.attempts,
-                          report=report, started_at=claimed.started_at)
+        report = RunReport(
+            verdict=verdict,
+            message="" if verdict == "passed" else f"it was {verdict}",
+            problem="vectoradd",
+            mode=mode,
+            device="cpu",
+            score_s=score_s,
+            cases=cases,
+        )
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@fixture",
+            attempt=claimed.attempts,
+            report=report,
+            started_at=claimed.started_at,
+        )
         submission.refresh_from_db()
         return submission
 

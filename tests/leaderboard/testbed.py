@@ -129,8 +129,19 @@ class RedisServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "no", "--dir", str(self.dir)],
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -167,8 +178,11 @@ class WorkerProcess:
         return self.log.read_text(errors="replace")
 
     def wait_until_ready(self) -> None:
-        wait_for(lambda: " ready." in self.output() or self.proc.poll() is not None, timeout_s=60,
-                 what=f"worker {self.name} to start")
+        wait_for(
+            lambda: " ready." in self.output() or self.proc.poll() is not None,
+            timeout_s=60,
+            what=f"worker {self.name} to start",
+        )
         assert self.proc.poll() is None, f"worker {self.name} exited:\n{self.output()[-3000:]}"
 
     def kill(self) -> None:
@@ -211,17 +225,34 @@ class Workers:
             **overrides,
         }
 
-    def start(self, name: str, *, concurrency: int = 1, instant: bool = False, wait: bool = True,
-              **env: str) -> WorkerProcess:
+    def start(
+        self, name: str, *, concurrency: int = 1, instant: bool = False, wait: bool = True, **env: str
+    ) -> WorkerProcess:
         """A worker for the cpu queue. `instant` gives it the fast trusted judge of instant_judge.py;
         `wait=False` returns before it is ready (start several, then wait_until_ready each)."""
         if instant:
             env.setdefault("RUNNER_EXECUTE", "instant_judge:execute")
         log = self.log_dir / f"worker-{name}.log"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "leaderboard.celery", "worker", "--queues", "cpu",
-             "--concurrency", str(concurrency), "--hostname", f"{name}@test", "--without-gossip",
-             "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "leaderboard.celery",
+                "worker",
+                "--queues",
+                "cpu",
+                "--concurrency",
+                str(concurrency),
+                "--hostname",
+                f"{name}@test",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel",
+                "INFO",
+            ],
             cwd=ROOT,
             env=self.env(**env),
             stdout=log.open("wb"),

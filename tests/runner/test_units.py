@@ -90,6 +90,8 @@ def test_scanner_records_red_flags_with_lines():
     rules = {(f["rule"], f["line"]) for f in scan(source)}
     assert {("ctypes", 1), ("patch", 3), ("stream", 4), ("proc", 5)} <= rules
     assert scan("def custom_kernel(data):\n    return data[0] + data[1]\n") == []
+    # prose in docstrings is not evidence
+    assert scan('"""Faster than the reference; no threading."""\ndef custom_kernel(d):\n    return d\n') == []
 
 
 def test_precheck_refuses_in_the_users_words():

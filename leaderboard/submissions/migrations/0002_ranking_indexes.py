@@ -5,20 +5,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('problems', '0001_initial'),
-        ('submissions', '0001_initial'),
+        ("problems", "0001_initial"),
+        ("submissions", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(condition=models.Q(('flagged', False), ('public_passed', True), ('score_s__gt', 0), ('secret_passed', True), ('verdict', 'passed')), fields=['submission'], include=('score_s',), name='run_ranked'),
+            model_name="run",
+            index=models.Index(
+                condition=models.Q(
+                    ("flagged", False),
+                    ("public_passed", True),
+                    ("score_s__gt", 0),
+                    ("secret_passed", True),
+                    ("verdict", "passed"),
+                ),
+                fields=["submission"],
+                include=("score_s",),
+                name="run_ranked",
+            ),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(condition=models.Q(('mode', 'leaderboard'), ('state', 'passed')), fields=['problem_version', 'device_kind'], include=('id', 'user', 'created_at', 'language'), name='submission_ranked_candidates'),
+            model_name="submission",
+            index=models.Index(
+                condition=models.Q(("mode", "leaderboard"), ("state", "passed")),
+                fields=["problem_version", "device_kind"],
+                include=("id", "user", "created_at", "language"),
+                name="submission_ranked_candidates",
+            ),
         ),
     ]

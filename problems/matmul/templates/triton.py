@@ -4,7 +4,6 @@ Each program computes one BLOCK_M x BLOCK_N tile of c = a @ b, stepping through 
 fp16 tiles multiplied with tl.dot into a float32 accumulator, rounded to fp16 once at the end.
 """
 
-import torch
 import triton
 import triton.language as tl
 from task import input_t, output_t

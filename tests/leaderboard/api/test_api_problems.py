@@ -35,8 +35,13 @@ def test_an_unknown_api_path_answers_json(client, db):
 
 def test_the_openapi_description_and_docs_page(client, db):
     spec = client.get("/api/openapi.json").json()
-    assert {"/api/problems", "/api/problems/{name}", "/api/problems/{name}/rankings", "/api/submissions",
-            "/api/submissions/{submission_id}"} <= set(spec["paths"])
+    assert {
+        "/api/problems",
+        "/api/problems/{name}",
+        "/api/problems/{name}/rankings",
+        "/api/submissions",
+        "/api/submissions/{submission_id}",
+    } <= set(spec["paths"])
     assert spec["components"]["securitySchemes"]["ApiToken"]["scheme"] == "bearer"
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()

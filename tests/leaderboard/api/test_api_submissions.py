@@ -8,8 +8,14 @@ from leaderboard.submissions.models import State, Submission
 
 
 def submit(client, persona, **fields):
-    body = {"problem": "vectoradd", "device": "cpu", "mode": "test", "language": "pytorch",
-            "source": vectoradd_source(), **fields}
+    body = {
+        "problem": "vectoradd",
+        "device": "cpu",
+        "mode": "test",
+        "language": "pytorch",
+        "source": vectoradd_source(),
+        **fields,
+    }
     return client.post("/api/submissions", body, content_type="application/json", headers=persona.auth)
 
 
@@ -24,8 +30,9 @@ def test_a_submission_is_created_and_its_id_returned(client, problems, alice):
 
 
 def test_without_a_token_it_is_refused_with_how_to_get_one(client, problems):
-    response = client.post("/api/submissions", {"problem": "vectoradd", "source": "x"},
-                           content_type="application/json")
+    response = client.post(
+        "/api/submissions", {"problem": "vectoradd", "source": "x"}, content_type="application/json"
+    )
     assert response.status_code == 401
     assert response.json()["error"] == "unauthorized"
     assert "create_api_token" in response.json()["message"]
@@ -94,7 +101,10 @@ def test_over_the_hourly_limit_it_answers_429_with_retry_after(client, problems,
 def test_an_oversized_source_answers_413(client, problems, alice):
     response = submit(client, alice, source="# " + "x" * (256 * 1024))
     assert response.status_code == 413
-    assert response.json() == {"error": "source_too_large", "message": "The source is 256.0 KiB; the limit is 256 KiB."}
+    assert response.json() == {
+        "error": "source_too_large",
+        "message": "The source is 256.0 KiB; the limit is 256 KiB.",
+    }
 
 
 def test_a_body_beyond_any_source_answers_413_too(client, problems, alice):

@@ -17,13 +17,21 @@ def kernelboard(*args, url, token=None, home=None, timeout=60):
     env.update({"KERNELBOARD_URL": url, "XDG_CONFIG_HOME": str(home or ROOT / "nonexistent")})
     if token:
         env["KERNELBOARD_TOKEN"] = token
-    return subprocess.run([sys.executable, "-m", "leaderboard.client", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "leaderboard.client", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_the_client_loads_without_django_or_celery():
-    code = ("import sys, leaderboard.client.cli; "
-            "print([m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'kombu', 'torch')])")
+    code = (
+        "import sys, leaderboard.client.cli; "
+        "print([m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'kombu', 'torch')])"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -35,8 +43,17 @@ def test_problems_are_listed(live_server, problems):
 
 
 def test_submit_without_wait_prints_the_id(live_server, problems, alice, broker):
-    result = kernelboard("submit", "vectoradd", str(CORRECT_VECTORADD), "--device", "cpu", "--mode", "test",
-                         url=live_server.url, token=alice.token)
+    result = kernelboard(
+        "submit",
+        "vectoradd",
+        str(CORRECT_VECTORADD),
+        "--device",
+        "cpu",
+        "--mode",
+        "test",
+        url=live_server.url,
+        token=alice.token,
+    )
     assert result.returncode == 0, result.stderr
     submission = Submission.objects.get(pk=int(result.stdout.strip()))
     assert submission.user == alice.user and submission.language == "pytorch" and submission.mode == "test"
@@ -95,23 +112,44 @@ def test_rankings_show_agents_marked(live_server, judged, alice, robo):
     assert lines[2].split()[:3] == ["2.", "alice", "20"]
 
 
-@pytest.mark.parametrize(("seconds", "text"), [(1.234e-5, "12.3 us"), (0.0456, "45.6 ms"), (2.5, "2.5 s"),
-                                                (5e-8, "50 ns"), (None, "")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(1.234e-5, "12.3 us"), (0.0456, "45.6 ms"), (2.5, "2.5 s"), (5e-8, "50 ns"), (None, "")],
+)
 def test_times_read_in_the_best_unit(seconds, text):
     assert format_seconds(seconds) == text
 
 
 def test_the_report_is_one_line_per_case_then_a_summary():
-    report = render_report({
-        "state": "failed", "message": "vectoradd[size=64]: 12 of 4096 values differ",
-        "started_at": "2026-01-01T00:00:00+00:00", "finished_at": "2026-01-01T00:00:03.5+00:00",
-        "score_s": None,
-        "cases": [
-            {"id": "vectoradd[size=31]", "kind": "test", "status": "passed", "mean_s": None, "message": ""},
-            {"id": "vectoradd[size=64]", "kind": "test", "status": "failed", "mean_s": None,
-             "message": "12 of 4096 values differ"},
-        ],
-    })
+    report = render_report(
+        {
+            "state": "failed",
+            "message": "vectoradd[size=64]: 12 of 4096 values differ",
+            "started_at": "2026-01-01T00:00:00+00:00",
+            "finished_at": "2026-01-01T00:00:03.5+00:00",
+            "score_s": None,
+            "cases": [
+                {
+                    "id": "vectoradd[size=31]",
+                    "kind": "test",
+                    "status": "passed",
+                    "mean_s": None,
+                    "message": "",
+                },
+                {
+                    "id": "vectoradd[size=64]",
+                    "kind": "test",
+                    "status": "failed",
+                    "mean_s": None,
+                    "message": "12 of 4096 values differ",
+                },
+            ],
+        }
+    )
     lines = report.splitlines()
-    assert lines[:3] == ["vectoradd[size=31] PASSED", "vectoradd[size=64] FAILED", "    12 of 4096 values differ"]
+    assert lines[:3] == [
+        "vectoradd[size=31] PASSED",
+        "vectoradd[size=64] FAILED",
+        "    12 of 4096 values differ",
+    ]
     assert lines[-1].strip("= ") == "1 failed, 1 passed in 3.50s (verdict: failed)"

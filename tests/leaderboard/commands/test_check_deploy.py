@@ -19,8 +19,14 @@ PRODUCTION_ENV = {
 
 def manage(*args, **env):
     base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "HTTPS", "DATABASE_URL")}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_check_deploy_is_clean_in_production():
@@ -36,7 +42,13 @@ def test_production_refuses_to_start_without_a_secret_key():
 
 
 def test_the_embedded_default_is_not_production_ready_and_says_so(tmp_path):
-    result = manage("check", "--deploy", "--fail-level", "WARNING", KERNELBOARD_VAR_DIR=str(tmp_path),
-                    DJANGO_ENV="embedded")
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        KERNELBOARD_VAR_DIR=str(tmp_path),
+        DJANGO_ENV="embedded",
+    )
     assert result.returncode != 0
     assert "SECURE_SSL_REDIRECT" in result.stderr + result.stdout

@@ -7,6 +7,7 @@ End to end with the real runner: start it on a fresh var/ folder, make a token, 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,13 +25,27 @@ class Serve:
 
     def __init__(self, var: Path, port: int) -> None:
         self.var, self.port, self.lines = var, port, []
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")}
-        self.env.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "KERNELBOARD_VAR_DIR": str(var),
-                         "SWEEP_INTERVAL_S": "1"})
-        self.proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port)], cwd=ROOT,
-                                     env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
+        }
+        self.env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "KERNELBOARD_VAR_DIR": str(var),
+                "SWEEP_INTERVAL_S": "1",
+            }
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -46,13 +61,23 @@ class Serve:
         return f"http://127.0.0.1:{self.port}"
 
     def wait_until_running(self) -> None:
-        wait_for(lambda: "Kernelboard is running at" in self.output or self.proc.poll() is not None,
-                 timeout_s=120, what="serve to start")
+        wait_for(
+            lambda: "Kernelboard is running at" in self.output or self.proc.poll() is not None,
+            timeout_s=120,
+            what="serve to start",
+        )
         assert self.proc.poll() is None, self.output
 
     def manage(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
-                              text=True, timeout=60, check=True)
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
 
     def stop(self, sig: int) -> int:
         self.proc.send_signal(sig)
@@ -105,16 +130,31 @@ def test_serve_judges_a_cli_submission_and_stops_on_ctrl_c(serve):
     token = platform.manage("create_api_token", "alice").stdout.strip()
     env = {**platform.env, "KERNELBOARD_URL": platform.url, "KERNELBOARD_TOKEN": token}
     result = subprocess.run(
-        [sys.executable, "-m", "leaderboard.client", "submit", "vectoradd", str(CORRECT_VECTORADD), "--device",
-         "cpu", "--mode", "test", "--wait"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "leaderboard.client",
+            "submit",
+            "vectoradd",
+            str(CORRECT_VECTORADD),
+            "--device",
+            "cpu",
+            "--mode",
+            "test",
+            "--wait",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert result.returncode == 0, result.stdout + result.stderr + platform.output
     lines = result.stdout.splitlines()
     ids = [c.id for c in runner.problem.load_problem("vectoradd").cases("test", "cpu")]
     assert lines[: len(ids)] == [f"{case_id} PASSED" for case_id in ids]
     assert lines[-1].strip("= ").startswith(f"{len(ids)} passed in ")
-    assert "queued" in result.stderr  # the progress display went to stderr
+    assert re.search(r"^#\d+ (queued|running)", result.stderr, re.M)  # the progress display went to stderr
 
     assert platform.stop(signal.SIGINT) == 0, platform.output
     assert "Stopped." in platform.output
@@ -131,7 +171,13 @@ def test_serve_stops_on_sigterm_and_restarts_on_the_same_data(serve, tmp_path):
     again = serve(first.var)
     assert "problem vectoradd: unchanged" in again.output
     env = {**again.env, "KERNELBOARD_URL": again.url, "KERNELBOARD_TOKEN": token}
-    listed = subprocess.run([sys.executable, "-m", "leaderboard.client", "problems"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    listed = subprocess.run(
+        [sys.executable, "-m", "leaderboard.client", "problems"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "vectoradd" in listed.stdout
     assert again.stop(signal.SIGTERM) == 0

@@ -18,8 +18,9 @@ def test_a_broker_restart_with_50_queued_loses_none(workers, broker, problems, a
     judged_log = tmp_path / "judged.log"
     sources = [vectoradd_source(f"restart {i}") for i in range(50)]
     ids = [
-        submission_create(user=alice.user, problem="vectoradd", device_kind="cpu", mode="test",
-                          language="pytorch", source=s).pk
+        submission_create(
+            user=alice.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch", source=s
+        ).pk
         for s in sources
     ]
     assert broker.client().llen("cpu") == 50

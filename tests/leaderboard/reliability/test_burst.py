@@ -12,14 +12,19 @@ from leaderboard.submissions.models import Run, State, Submission
 @pytest.mark.slow
 def test_a_burst_of_200_all_reach_a_final_state(workers, client, problems, alice, bob, no_limits, tmp_path):
     judged_log = tmp_path / "judged.log"
-    started = [workers.start(name, instant=True, wait=False, INSTANT_JUDGE_LOG=str(judged_log))
-               for name in ("one", "two")]
+    started = [
+        workers.start(name, instant=True, wait=False, INSTANT_JUDGE_LOG=str(judged_log))
+        for name in ("one", "two")
+    ]
     sources = [vectoradd_source(f"burst {i}") for i in range(200)]
     for i, source in enumerate(sources):
         persona = (alice, bob)[i % 2]
-        response = client.post("/api/submissions", {"problem": "vectoradd", "device": "cpu", "mode": "test",
-                                                    "source": source},
-                               content_type="application/json", headers=persona.auth)
+        response = client.post(
+            "/api/submissions",
+            {"problem": "vectoradd", "device": "cpu", "mode": "test", "source": source},
+            content_type="application/json",
+            headers=persona.auth,
+        )
         assert response.status_code == 201, response.content
 
     for worker in started:

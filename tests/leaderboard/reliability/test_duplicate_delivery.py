@@ -12,11 +12,18 @@ from leaderboard.submissions.services import submission_create, submission_enque
 @pytest.mark.slow
 def test_a_duplicate_delivery_is_judged_once(workers, problems, alice, tmp_path):
     judged_log = tmp_path / "judged.log"
-    worker = workers.start("dup", concurrency=2, instant=True, INSTANT_JUDGE_LOG=str(judged_log),
-                           INSTANT_JUDGE_DELAY_S="1")
+    worker = workers.start(
+        "dup", concurrency=2, instant=True, INSTANT_JUDGE_LOG=str(judged_log), INSTANT_JUDGE_DELAY_S="1"
+    )
     source = vectoradd_source("duplicate")
-    submission = submission_create(user=alice.user, problem="vectoradd", device_kind="cpu", mode="test",
-                                   language="pytorch", source=source)  # sent once, on commit
+    submission = submission_create(
+        user=alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
+        source=source,
+    )  # sent once, on commit
     assert submission_enqueue(submission_id=submission.pk, device_kind="cpu")  # and twice more
     assert submission_enqueue(submission_id=submission.pk, device_kind="cpu")
 

@@ -15,8 +15,14 @@ from leaderboard.submissions.services import submission_create, submission_sweep
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_leaves_a_submission_that_is_still_judged_once(workers, problems, alice):
     first = workers.start("first")
-    submission = submission_create(user=alice.user, problem="vectoradd", device_kind="cpu", mode="test",
-                                   language="pytorch", source=vectoradd_source())
+    submission = submission_create(
+        user=alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
+        source=vectoradd_source(),
+    )
 
     def row():
         return Submission.objects.get(pk=submission.pk)
@@ -33,8 +39,9 @@ def test_a_worker_killed_mid_run_leaves_a_submission_that_is_still_judged_once(w
     wait_for(lambda: submission_sweep(heartbeat_timeout_s=3).requeued, timeout_s=30, what="the sweeper")
     assert "first@test stopped responding during attempt 1 of 3" in row().message
 
-    final = wait_for(lambda: row() if row().is_final else None, timeout_s=120, what="a final verdict",
-                     every_s=0.5)
+    final = wait_for(
+        lambda: row() if row().is_final else None, timeout_s=120, what="a final verdict", every_s=0.5
+    )
     assert final.state == State.PASSED, final.message
     assert final.attempts == 2 and final.worker == second.hostname
     run = Run.objects.get(submission=submission)  # one run: the killed attempt wrote nothing

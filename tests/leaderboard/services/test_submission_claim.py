@@ -15,16 +15,29 @@ from runner.spec import CaseResult, RunReport, Stats
 
 
 def queued(persona):
-    return submission_create(user=persona.user, problem="vectoradd", device_kind="cpu", mode="benchmark",
-                             language="pytorch", source=vectoradd_source())
+    return submission_create(
+        user=persona.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="benchmark",
+        language="pytorch",
+        source=vectoradd_source(),
+    )
 
 
 def report(verdict="passed"):
     stats = Stats(n=50, windows=5, mean=2e-5, std=1e-7, stderr=5e-8, min=1.9e-5, max=2.1e-5)
-    return RunReport(verdict=verdict, message="" if verdict == "passed" else "an output was wrong",
-                     score_s=2e-5, cases=[CaseResult(id="vectoradd[size=31]", kind="test", status="passed"),
-                                          CaseResult(id="vectoradd[size=256]", kind="benchmark", status="passed",
-                                                     stats=stats, floor_s=1e-7)])
+    return RunReport(
+        verdict=verdict,
+        message="" if verdict == "passed" else "an output was wrong",
+        score_s=2e-5,
+        cases=[
+            CaseResult(id="vectoradd[size=31]", kind="test", status="passed"),
+            CaseResult(
+                id="vectoradd[size=256]", kind="benchmark", status="passed", stats=stats, floor_s=1e-7
+            ),
+        ],
+    )
 
 
 def test_a_claim_takes_a_queued_submission_once(problems, alice):
@@ -68,8 +81,9 @@ def test_concurrent_claims_on_postgres_have_one_winner(postgres, transactional_d
 def test_finish_writes_the_run_its_cases_and_the_state_together(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
-    state = submission_finish(submission_id=submission.pk, worker="cpu@a", attempt=1, report=report(),
-                              started_at=claimed.started_at)
+    state = submission_finish(
+        submission_id=submission.pk, worker="cpu@a", attempt=1, report=report(), started_at=claimed.started_at
+    )
     assert state == State.PASSED
     submission.refresh_from_db()
     assert submission.state == State.PASSED and submission.finished_at is not None
@@ -77,18 +91,36 @@ def test_finish_writes_the_run_its_cases_and_the_state_together(problems, alice)
     assert run.score_s == 2e-5 and run.public_passed and not run.secret_passed and not run.flagged
     assert run.report["cases"][1]["stats"]["mean"] == 2e-5
     cases = list(run.cases.values_list("case_id", "kind", "status", "mean_s", "floor_s"))
-    assert cases == [("vectoradd[size=31]", "test", "passed", None, None),
-                     ("vectoradd[size=256]", "benchmark", "passed", 2e-5, 1e-7)]
+    assert cases == [
+        ("vectoradd[size=31]", "test", "passed", None, None),
+        ("vectoradd[size=256]", "benchmark", "passed", 2e-5, 1e-7),
+    ]
 
 
 def test_a_worker_that_lost_its_claim_writes_nothing(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
     # Another worker's attempt, or the same worker after the sweeper took the submission back:
-    assert submission_finish(submission_id=submission.pk, worker="cpu@b", attempt=1, report=report(),
-                             started_at=claimed.started_at) is None
-    assert submission_finish(submission_id=submission.pk, worker="cpu@a", attempt=2, report=report(),
-                             started_at=claimed.started_at) is None
+    assert (
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@b",
+            attempt=1,
+            report=report(),
+            started_at=claimed.started_at,
+        )
+        is None
+    )
+    assert (
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@a",
+            attempt=2,
+            report=report(),
+            started_at=claimed.started_at,
+        )
+        is None
+    )
     assert not Run.objects.exists()
     assert Submission.objects.get(pk=submission.pk).state == State.RUNNING
 
@@ -96,8 +128,13 @@ def test_a_worker_that_lost_its_claim_writes_nothing(problems, alice):
 def test_an_unknown_verdict_ends_as_error(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
-    state = submission_finish(submission_id=submission.pk, worker="cpu@a", attempt=1,
-                              report=RunReport(verdict="maybe"), started_at=claimed.started_at)
+    state = submission_finish(
+        submission_id=submission.pk,
+        worker="cpu@a",
+        attempt=1,
+        report=RunReport(verdict="maybe"),
+        started_at=claimed.started_at,
+    )
     assert state == State.ERROR
     assert "unknown verdict 'maybe'" in Submission.objects.get(pk=submission.pk).message
 

@@ -13,8 +13,13 @@ from leaderboard.submissions.services import submission_create
 
 
 def create(persona, **overrides):
-    fields = {"problem": "vectoradd", "device_kind": "cpu", "mode": "test", "language": "pytorch",
-              "source": vectoradd_source()}
+    fields = {
+        "problem": "vectoradd",
+        "device_kind": "cpu",
+        "mode": "test",
+        "language": "pytorch",
+        "source": vectoradd_source(),
+    }
     return submission_create(user=persona.user, **{**fields, **overrides})
 
 
@@ -29,8 +34,9 @@ def test_a_submission_is_queued_with_its_source_in_its_own_table(problems, alice
     assert submission.source.size_bytes == len(vectoradd_source().encode())
 
 
-def test_its_id_reaches_the_cpu_queue_only_when_the_row_is_committed(problems, alice, broker,
-                                                                      django_capture_on_commit_callbacks):
+def test_its_id_reaches_the_cpu_queue_only_when_the_row_is_committed(
+    problems, alice, broker, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks() as callbacks:
         submission = create(alice)
         assert broker.client().llen("cpu") == 0  # not before the commit

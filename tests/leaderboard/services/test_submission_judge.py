@@ -9,14 +9,21 @@ from leaderboard.submissions.services import submission_create, submission_judge
 
 
 def submit(persona, source, mode="test"):
-    return submission_create(user=persona.user, problem="vectoradd", device_kind="cpu", mode=mode,
-                             language="pytorch", source=source)
+    return submission_create(
+        user=persona.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode=mode,
+        language="pytorch",
+        source=source,
+    )
 
 
 @pytest.mark.slow
 def test_a_correct_kernel_passes_every_test_case(problems, alice):
     submission = submit(alice, vectoradd_source())
-    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.PASSED
+    outcome = submission_judge(submission_id=submission.pk, worker="cpu@here")
+    assert outcome == State.PASSED, Submission.objects.get(pk=submission.pk).message
     submission.refresh_from_db()
     assert submission.state == State.PASSED and submission.attempts == 1
     cases = list(submission.run.cases.values_list("case_id", "status"))
@@ -73,10 +80,13 @@ def test_a_ranked_run_of_the_real_runner_enters_the_ranking(problems, alice, set
 
     settings.RUNNER_CASE_BUDGET_S = 0.2  # timed seconds per benchmark case: enough to rank, quick to test
     submission = submit(alice, vectoradd_source(), mode="leaderboard")
-    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.PASSED
+    outcome = submission_judge(submission_id=submission.pk, worker="cpu@here")
+    assert outcome == State.PASSED, Submission.objects.get(pk=submission.pk).message
     run = Run.objects.get(submission=submission)
     kinds = set(run.cases.values_list("kind", flat=True))
     assert kinds == {"test", "benchmark", "secret"}  # the public cases, then the secret run
     assert run.public_passed and run.secret_passed and not run.flagged and run.score_s > 0
     entries = ranking_for_problem(problem=Problem.objects.get(name="vectoradd"), device_kind="cpu")
-    assert [(e.username, e.submission_id, e.score_s) for e in entries] == [("alice", submission.pk, run.score_s)]
+    assert [(e.username, e.submission_id, e.score_s) for e in entries] == [
+        ("alice", submission.pk, run.score_s)
+    ]

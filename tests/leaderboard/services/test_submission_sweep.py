@@ -10,17 +10,26 @@ from leaderboard.submissions.services import submission_claim, submission_create
 
 
 def running(persona, worker="cpu@a"):
-    submission = submission_create(user=persona.user, problem="vectoradd", device_kind="cpu", mode="test",
-                                   language="pytorch", source=vectoradd_source())
+    submission = submission_create(
+        user=persona.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
+        source=vectoradd_source(),
+    )
     return submission_claim(submission_id=submission.pk, worker=worker)
 
 
 def stop_heartbeat(submission, seconds_ago=120):
-    Submission.objects.filter(pk=submission.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=seconds_ago))
+    Submission.objects.filter(pk=submission.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=seconds_ago)
+    )
 
 
-def test_a_submission_whose_worker_stopped_is_queued_again_on_commit(problems, alice, broker,
-                                                                     django_capture_on_commit_callbacks):
+def test_a_submission_whose_worker_stopped_is_queued_again_on_commit(
+    problems, alice, broker, django_capture_on_commit_callbacks
+):
     submission = running(alice)
     stop_heartbeat(submission)
     with django_capture_on_commit_callbacks(execute=True):
@@ -59,8 +68,14 @@ def test_after_three_attempts_it_ends_as_error_with_the_reason(problems, alice):
 
 
 def test_a_queued_id_the_broker_may_have_lost_is_sent_again(problems, alice, broker):
-    submission = submission_create(user=alice.user, problem="vectoradd", device_kind="cpu", mode="test",
-                                   language="pytorch", source=vectoradd_source())
+    submission = submission_create(
+        user=alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
+        source=vectoradd_source(),
+    )
     long_ago = timezone.now() - timedelta(minutes=30)
     Submission.objects.filter(pk=submission.pk).update(enqueued_at=long_ago)
     assert submission_sweep(requeue_after_s=600).resent == 1

@@ -116,8 +116,10 @@ class Command(BaseCommand):
         for synced in problem_sync_all():
             self.stdout.write(f"problem {synced.name}: {synced.change}, version {synced.version}")
         if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-            # One machine, and no worker is running yet: whatever is `running` was left by the last run.
-            orphans = submission_sweep(heartbeat_timeout_s=0)
+            # One machine, and no worker is running yet: whatever is `running` was left by the last run, and
+            # a queued id that the last worker had taken but not started is gone from the broker's folder.
+            # Every queued id is sent again (a duplicate judges nothing).
+            orphans = submission_sweep(heartbeat_timeout_s=0, requeue_after_s=0)
             if orphans.requeued or orphans.ended:
                 self.stdout.write(f"{orphans.requeued} submissions left running last time are queued again")
 

@@ -4,6 +4,7 @@ import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.db import DatabaseError
 
 from leaderboard.submissions.services import submission_sweep
 
@@ -22,7 +23,14 @@ class Command(BaseCommand):
     def handle(self, *args, once, interval, **options):
         interval = settings.SWEEP_INTERVAL_S if interval is None else interval
         while True:
-            result = submission_sweep()
+            try:
+                result = submission_sweep()
+            except DatabaseError as exc:  # the database restarts or is busy: try again next round
+                if once:
+                    raise
+                self.stderr.write(f"sweep: {exc}")
+                time.sleep(interval)
+                continue
             if once or result.requeued or result.ended or result.resent:
                 self.stdout.write(
                     f"sweep: {result.requeued} re-queued, {result.ended} ended as error, {result.resent} resent",

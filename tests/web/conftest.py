@@ -1,0 +1,178 @@
+"""Fixtures of the web pages' tests, on the platform's test bed (tests/leaderboard/testbed.py).
+
+Personas: alice submits, bob is another contestant who must not see alice's private things, robo is an
+agent, staff is a staff member (the admin's reviewer).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "leaderboard"))
+
+import testbed  # noqa: E402
+
+testbed.configure_django()
+
+
+@pytest.fixture
+def problems(db):
+    from leaderboard.problems.services import problem_sync_all
+
+    return {r.name: r for r in problem_sync_all()}
+
+
+@pytest.fixture
+def no_limits(settings):
+    settings.SUBMISSION_MAX_IN_FLIGHT = 0
+    settings.SUBMISSION_MAX_PER_HOUR = 0
+
+
+def _user(username: str, **flags):
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user(username=username, password=f"pw-{username}-1234", **flags)
+    return user
+
+
+@pytest.fixture
+def alice(db):
+    return _user("alice")
+
+
+@pytest.fixture
+def bob(db):
+    return _user("bob")
+
+
+@pytest.fixture
+def robo(db):
+    return _user("robo", is_agent=True)
+
+
+@pytest.fixture
+def staff(db):
+    return _user("staff", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def as_user(client):
+    """A test client logged in as the given user (a fresh one each call)."""
+    from django.test import Client
+
+    def login(user) -> Client:
+        c = Client()
+        c.force_login(user)
+        return c
+
+    return login
+
+
+@pytest.fixture
+def submit(problems, no_limits):
+    """A queued submission of the correct vectoradd kernel, made through the service."""
+    from leaderboard.submissions.services import submission_create
+
+    def make(user, *, mode: str = "test", device_kind: str = "cpu", note: str = ""):
+        return submission_create(
+            user=user,
+            problem="vectoradd",
+            device_kind=device_kind,
+            mode=mode,
+            language="pytorch",
+            source=testbed.vectoradd_source(f"{user.username} {note} {time.monotonic_ns()}"),
+        )
+
+    return make
+
+
+@pytest.fixture
+def judged(submit):
+    """A submission judged through the services with a report of the test's choosing (no runner: the pages
+    read what a run left behind). Timed cases carry FLOP/s and bytes/s like the runner's."""
+    from leaderboard.submissions.services import submission_claim, submission_finish
+    from runner.spec import CaseResult, RunReport, Stats
+
+    def make(
+        user,
+        *,
+        score_s: float = 1e-3,
+        verdict: str = "passed",
+        mode: str = "leaderboard",
+        device_kind: str = "cpu",
+        flags: list | None = None,
+        logs: str = "",
+        scan: list | None = None,
+    ):
+        submission = submit(user, mode=mode, device_kind=device_kind, note=str(score_s))
+        claimed = submission_claim(submission_id=submission.pk, worker="cpu@fixture")
+        stats = Stats(
+            n=40,
+            windows=8,
+            mean=score_s,
+            std=score_s / 10,
+            stderr=score_s / 50,
+            min=score_s * 0.9,
+            max=score_s * 1.2,
+            flops_per_s=65536 / score_s,
+            bytes_per_s=393216 / score_s,
+        )
+        timed_status = "flagged" if verdict == "flagged" else "passed"
+        cases = [CaseResult(id="vectoradd[size=31]", kind="test", status="passed")]
+        if mode != "test":
+            cases.append(
+                CaseResult(
+                    id="vectoradd[size=256]", kind="benchmark", status="passed", stats=stats, floor_s=3.6e-6
+                )
+            )
+        if mode == "leaderboard":
+            cases.append(
+                CaseResult(
+                    id="vectoradd[size=256]", kind="secret", status=timed_status, stats=stats, floor_s=3.6e-6
+                )
+            )
+        report = RunReport(
+            verdict=verdict,
+            message="" if verdict == "passed" else f"it was {verdict}",
+            problem="vectoradd",
+            mode=mode,
+            device="cpu",
+            score_s=score_s if mode != "test" else None,
+            cases=cases,
+            flags=flags or [],
+            env={
+                "python": "3.11",
+                "torch": "2.13.0+cpu",
+                "device": "cpu: test machine",
+                "device_kind": "cpu",
+            },
+            limits={"wall_s": 900, "memory_bytes": 1 << 34},
+            logs=logs,
+            scan=scan or [],
+            isolation="isolated by the tests' imagination",
+        )
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@fixture",
+            attempt=claimed.attempts,
+            report=report,
+            started_at=claimed.started_at,
+        )
+        submission.refresh_from_db()
+        return submission
+
+    return make
+
+
+@pytest.fixture
+def floor_flag() -> dict:
+    """What the judge records when a case is timed below the physical floor."""
+    return {
+        "kind": "floor",
+        "message": "vectoradd[size=256]: 1e-07 s per call is below the physical floor of 3.6e-06 s on cpu",
+        "evidence": {"case": "vectoradd[size=256]", "mean_s": 1e-07, "floor_s": 3.6e-06},
+    }

@@ -1,0 +1,279 @@
+"""The pages in a real browser (Debian's Chromium, driven by Playwright) against a real platform:
+`manage.py serve` on a free port (gunicorn, a Celery worker on the filesystem broker, the sweeper, SQLite),
+judging with the real runner in its sandbox.
+
+A visitor signs up, uploads the vectoradd template through the submit form in test mode on cpu, watches
+the page update itself until `passed`, submits it again in leaderboard mode (the mode that ranks) and
+finds the entry in the rankings; then staff open a flagged run and accept it in the admin. Every page is
+saved as a screenshot under test-artifacts/browser/.
+
+The flagged run is the one thing not judged here: a time below the physical floor needs a GPU, so it is
+stored through the services with a report standing in for an H100 run (no worker serves that queue).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+TEMPLATE = ROOT / "problems" / "vectoradd" / "templates" / "pytorch.py"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+FINAL = re.compile(r"^\s*(passed|failed|error|timeout|rejected|flagged)\s*$")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"),
+]
+
+# Stored through the services as a stand-in for an H100 run timed below its floor (see the docstring).
+FLAGGED_RUN = """
+from leaderboard.accounts.services import user_get_or_create
+from leaderboard.submissions.services import submission_claim, submission_create, submission_finish
+from runner.spec import CaseResult, RunReport, Stats
+
+robo, _ = user_get_or_create(username="robo", is_agent=True)
+source = open("problems/vectoradd/solutions/correct/pytorch_add.py").read() + "\\n# robo's candidate\\n"
+s = submission_create(user=robo, problem="vectoradd", device_kind="h100", mode="leaderboard",
+                      language="pytorch", source=source)
+claimed = submission_claim(submission_id=s.pk, worker="h100@browser-test")
+stats = Stats(n=2000, windows=20, mean=4e-7, std=1e-8, stderr=2e-9, min=3.9e-7, max=4.2e-7,
+              flops_per_s=1.0e9 / 4e-7 * 1e-3, bytes_per_s=6.0e6 / 4e-7 * 1e-3)
+cases = [CaseResult(id="vectoradd[size=1024]", kind=kind, status=status, stats=stats, floor_s=9.4e-7)
+         for kind, status in (("benchmark", "passed"), ("secret", "flagged"))]
+flag = {"kind": "floor", "message": "vectoradd[size=1024]: 4e-07 s per call is below the physical floor of "
+        "9.4e-07 s on h100", "evidence": {"case": "vectoradd[size=1024]", "mean_s": 4e-07, "floor_s": 9.4e-07}}
+report = RunReport(verdict="flagged", message=flag["message"], problem="vectoradd", mode="leaderboard",
+                   device="cuda", score_s=4e-7, cases=cases, flags=[flag],
+                   env={"device": "NVIDIA H100 80GB HBM3", "device_kind": "h100"})
+submission_finish(submission_id=s.pk, worker="h100@browser-test", attempt=claimed.attempts, report=report,
+                  started_at=claimed.started_at)
+print(s.pk)
+"""
+
+
+class Platform:
+    """`manage.py serve` on a fresh var/ folder (SQLite, filesystem broker), its output collected."""
+
+    def __init__(self, var: Path, port: int) -> None:
+        self.var, self.port, self.lines = var, port, []
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
+        }
+        self.env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "KERNELBOARD_VAR_DIR": str(var),
+                "SWEEP_INTERVAL_S": "1",
+                "RUNNER_CASE_BUDGET_S": "0.05",  # short benchmark windows: this checks pages, not speed
+                "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234",
+            }
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def logs(self) -> str:
+        parts = ["".join(self.lines)]
+        for name in ("worker.log", "web.log"):
+            log = self.var / "log" / name
+            if log.exists():
+                parts.append(f"--- {name} ---\n" + log.read_text(errors="replace")[-4000:])
+        return "\n".join(parts)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+@pytest.fixture
+def platform(tmp_path):
+    from testbed import free_port, wait_for
+
+    platform = Platform(tmp_path / "var", free_port())
+    try:
+        wait_for(
+            lambda: "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None,
+            timeout_s=120,
+            what="manage.py serve to start",
+        )
+        assert platform.proc.poll() is None, platform.logs()
+        yield platform
+    finally:
+        platform.stop()
+
+
+@pytest.fixture
+def browser_page():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            tempfile.mkdtemp(prefix="kb-chromium-"),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+        )
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        context.close()
+        assert not errors, f"JavaScript errors on the pages: {errors}"
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _submit_template(page, base: str, mode: str) -> None:
+    page.goto(f"{base}/submit/?problem=vectoradd")
+    page.select_option("#id_problem", "vectoradd")
+    page.select_option("#id_language", "pytorch")
+    page.select_option("#id_device_kind", "cpu")
+    page.check(f"input[name=mode][value={mode}]")
+    page.set_input_files("#id_upload", str(TEMPLATE))
+    page.wait_for_function("document.getElementById('id_source').value.includes('custom_kernel')")
+    if mode == "test":
+        _shot(page, "03-submit")
+    page.click("form.submit button[type=submit]")
+    page.wait_for_url(re.compile(r"/submissions/\d+/$"))
+
+
+def _wait_until_final(page, platform: Platform, timeout_s: float) -> str:
+    from playwright.sync_api import expect
+
+    badge = page.locator("#state-badge")
+    try:
+        expect(badge).to_have_text(FINAL, timeout=timeout_s * 1000)
+    except AssertionError:
+        raise AssertionError(f"the page never showed a verdict:\n{platform.logs()}") from None
+    return badge.inner_text().strip()
+
+
+def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
+    page, base = browser_page, platform.url
+    from playwright.sync_api import expect
+
+    page.goto(base + "/")
+    expect(page.locator("h1")).to_have_text("Problems")
+    _shot(page, "01-problems")
+
+    # Sign up: the new user is logged in.
+    page.click("text=Sign up")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password1", "vector-adds-are-fast-1")
+    page.fill("#id_password2", "vector-adds-are-fast-1")
+    page.click("form button[type=submit]")
+    expect(page.locator("header.site")).to_contain_text("alice")
+
+    page.goto(base + "/problems/vectoradd/")
+    expect(page.locator("#statement")).to_contain_text("custom_kernel(data)")
+    _shot(page, "02-problem")
+
+    # Test mode on cpu, uploaded through the form; the page follows it to its verdict by itself.
+    _submit_template(page, base, "test")
+    expect(page.locator("#live")).to_be_visible()
+    _shot(page, "04-submission-in-flight")
+    assert _wait_until_final(page, platform, 150) == "passed", platform.logs()
+    expect(page.locator("table.cases tbody tr.case-passed")).to_have_count(4)
+    expect(page.locator("#source")).to_contain_text("torch.add(A, B, out=C)")
+    _shot(page, "05-submission-passed")
+
+    # Leaderboard mode is what ranks.
+    _submit_template(page, base, "leaderboard")
+    assert _wait_until_final(page, platform, 170) == "passed", platform.logs()
+    expect(page.locator("table.cases")).to_contain_text("secret")
+    expect(page.locator("figure.plot svg")).to_contain_text("time per call (log scale)")
+    ranked_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    _shot(page, "06-submission-leaderboard")
+
+    page.goto(base + "/problems/vectoradd/")
+    ranking = page.locator('table.ranking[data-device="cpu"]')
+    expect(ranking.locator("tbody tr")).to_have_count(1)
+    expect(ranking.locator("tbody tr").first).to_contain_text("alice")
+    expect(ranking.locator("tbody tr").first).to_contain_text(f"#{ranked_id}")
+    expect(page.locator("#history svg")).to_contain_text("Best score over time")
+    _shot(page, "07-rankings")
+
+    page.goto(base + "/users/alice/")
+    expect(page.locator("body")).to_contain_text("1 of 1")
+    _shot(page, "08-user")
+
+    page.goto(base + "/account/tokens/")
+    page.fill("#id_name", "laptop")
+    page.click("text=Make a new token")
+    expect(page.locator("#new-token")).to_contain_text("kb_")
+    _shot(page, "09-token")
+    page.click("header.site form button")  # log out
+
+    # Staff review a flagged run (stored as a stand-in for a GPU run, see the docstring).
+    flagged_id = platform.manage("shell", "-c", FLAGGED_RUN).strip().splitlines()[-1]
+    platform.manage("createsuperuser", "--noinput", "--username", "staff", "--email", "staff@example.com")
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "staff-password-1234")
+    page.click("form button[type=submit]")
+    page.goto(f"{base}/submissions/{flagged_id}/")
+    expect(page.locator("#state-badge")).to_have_text("flagged")
+    expect(page.locator("#flags")).to_contain_text("below the physical floor")
+    _shot(page, "10-flagged-run")
+    page.click("text=Review in the admin")
+    expect(page.locator("#content")).to_contain_text("floor_s")
+    expect(page.locator("#content")).to_contain_text("robo's candidate")  # the source, in view
+    _shot(page, "11-admin-review")
+    page.fill("#review_note", "Checked against the H100 trace.")
+    page.click("input[name=_accept]")
+    expect(page.locator(".messagelist")).to_contain_text("1 submission(s) accepted")
+
+    page.goto(base + "/problems/vectoradd/")
+    h100 = page.locator('table.ranking[data-device="h100"] tbody tr').first
+    expect(h100).to_contain_text("robo")
+    expect(h100.locator(".badge.agent")).to_be_visible()
+    _shot(page, "12-rankings-after-review")

@@ -1,0 +1,70 @@
+"""The problem list and a problem's page: statement, reference, cases, templates, rankings (from the
+platform's rankings selector, agents marked), the best score over time."""
+
+from __future__ import annotations
+
+import re
+
+
+def test_problem_list_shows_best_per_device_kind_and_entrants(client, alice, bob, robo, judged):
+    judged(alice, score_s=3e-3)
+    judged(alice, score_s=2e-3)  # alice's better entry
+    judged(robo, score_s=1e-3)
+    judged(bob, score_s=5e-5, device_kind="h100")
+    judged(bob, score_s=1e-4, mode="benchmark")  # does not rank
+    page = client.get("/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    row = html[html.index("Vector addition") :].split("</tr>")[0]
+    assert "<b>cpu</b> 1 ms" in row and "(2)" in row  # best on cpu, 2 ranked users
+    assert "<b>h100</b> 50 us" in row and "(1)" in row
+    assert re.search(r'<td class="num">3</td>', row)  # alice, robo and bob rank somewhere
+    assert "TriMul" in html and "no ranked entries yet" in html
+
+
+def test_problem_page_statement_reference_cases_templates(client, problems):
+    page = client.get("/problems/vectoradd/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h2>Vector addition</h2>" in html  # the statement's markdown heading
+    assert "<code>custom_kernel(data)</code>" in html
+    assert 'class="highlight"' in html and "generate_input" in html  # the reference, highlighted
+    assert "size=2048" in html and "5239" in html  # a cpu benchmark case and its seed
+    assert "size=16384" in html  # and a cuda one
+    assert "/problems/vectoradd/templates/pytorch.py" in html
+    assert "No ranked entries yet" in html and "no ranked submissions yet" in html  # empty plot says so
+
+
+def test_template_download(client, problems):
+    response = client.get("/problems/vectoradd/templates/pytorch.py")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="vectoradd_pytorch.py"'
+    assert "def custom_kernel" in response.content.decode()
+    assert client.get("/problems/vectoradd/templates/nope.py").status_code == 404
+    assert client.get("/problems/nope/").status_code == 404
+
+
+def test_rankings_mark_agents_and_keep_ineligible_runs_out(client, alice, bob, robo, judged, floor_flag):
+    judged(alice, score_s=2e-3)
+    judged(robo, score_s=1e-3)
+    judged(bob, score_s=1e-7, verdict="flagged", flags=[floor_flag])  # flagged: kept out
+    judged(bob, score_s=1e-6, mode="test")  # test mode never ranks
+    html = client.get("/problems/vectoradd/").content.decode()
+    table = html[html.index('data-device="cpu"') :].split("</table>")[0]
+    rows = table.split("<tr")[2:]
+    assert len(rows) == 2
+    assert "robo" in rows[0] and "badge agent" in rows[0] and "1 ms" in rows[0]
+    assert "alice" in rows[1] and "badge agent" not in rows[1]
+    assert "bob" not in table
+
+
+def test_best_score_over_time_plot_has_axes_with_units(client, alice, robo, judged):
+    judged(alice, score_s=2e-3)
+    judged(robo, score_s=1e-3)
+    judged(alice, score_s=4e-3)  # not a record: no step
+    html = client.get("/problems/vectoradd/").content.decode()
+    svg = html[html.index('<svg class="plot"') : html.index("</svg>")]
+    assert "Best score over time" in svg
+    assert "best score (geometric-mean time per call)" in svg and "time of the submission (UTC)" in svg
+    assert re.search(r">\d+ ms<", svg)  # y ticks carry their unit
+    assert svg.count("<circle") == 2  # two records: alice's 2 ms, then robo's 1 ms

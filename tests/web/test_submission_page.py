@@ -1,0 +1,119 @@
+"""The submission page, its status JSON and its source: who sees what (alice submits, bob is another
+contestant, staff review), and what a judged run shows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+SOURCE_MARK = "writing into the buffer C saves an allocation"  # a comment of the submitted source
+
+
+def test_alice_sees_her_pending_submission_and_its_source(as_user, alice, submit):
+    submission = submit(alice)
+    page = as_user(alice).get(f"/submissions/{submission.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "queued" in html and 'position <b id="live-position">1</b>' in html
+    assert "4 test cases" in html  # the plan of a cpu test run
+    assert SOURCE_MARK in html
+    assert "web/submission.js" in html  # it polls while queued
+
+
+def test_bob_cannot_see_alices_pending_source(as_user, alice, bob, submit):
+    private = submit(alice, mode="test")
+    ranked = submit(alice, mode="leaderboard")
+    as_bob = as_user(bob)
+    # A test-mode submission is alice's experiment: for bob it does not exist.
+    assert as_bob.get(f"/submissions/{private.pk}/").status_code == 404
+    assert as_bob.get(f"/submissions/{private.pk}/status.json").status_code == 404
+    # A ranked one has a public page, but its source is hers (the problem sets no deadline).
+    page = as_bob.get(f"/submissions/{ranked.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert SOURCE_MARK not in html and "visible to its author and staff" in html
+    assert as_bob.get(f"/submissions/{ranked.pk}/source.py").status_code == 404
+
+
+def test_anonymous_visitors_see_no_source_either(client, alice, submit):
+    ranked = submit(alice, mode="leaderboard")
+    page = client.get(f"/submissions/{ranked.pk}/")
+    assert page.status_code == 200 and SOURCE_MARK not in page.content.decode()
+    assert client.get(f"/submissions/{ranked.pk}/source.py").status_code == 404
+
+
+def test_staff_see_everything(as_user, alice, staff, submit):
+    private = submit(alice, mode="test")
+    as_staff = as_user(staff)
+    page = as_staff.get(f"/submissions/{private.pk}/")
+    assert page.status_code == 200 and SOURCE_MARK in page.content.decode()
+    download = as_staff.get(f"/submissions/{private.pk}/source.py")
+    assert download.status_code == 200 and SOURCE_MARK in download.content.decode()
+    assert download["Content-Disposition"] == f'attachment; filename="submission_{private.pk}.py"'
+
+
+@pytest.mark.parametrize("days, visible", [(-1, True), (1, False)])
+def test_others_see_the_source_after_the_deadline(as_user, alice, bob, submit, monkeypatch, days, visible):
+    from leaderboard.web import access
+
+    deadline = datetime.now(UTC) + timedelta(days=days)
+    monkeypatch.setattr(access, "_deadline_of", lambda name, version: deadline)
+    ranked = submit(alice, mode="leaderboard")
+    html = as_user(bob).get(f"/submissions/{ranked.pk}/").content.decode()
+    assert (SOURCE_MARK in html) is visible
+    if not visible:
+        assert "after the problem's deadline" in html
+
+
+def test_logs_and_scan_are_as_private_as_the_source(as_user, alice, bob, judged):
+    scan = [
+        {"rule": "open-file", "line": 3, "text": "open('/proc/self/maps')", "why": "reads process memory"}
+    ]
+    submission = judged(alice, logs="SECRET-PRINTED-LINE", scan=scan)
+    mine = as_user(alice).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "SECRET-PRINTED-LINE" in mine and "open-file" in mine
+    theirs = as_user(bob).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "SECRET-PRINTED-LINE" not in theirs and "open-file" not in theirs
+    assert "The logs could show the source" in theirs
+
+
+def test_status_json_while_queued_and_once_judged(as_user, alice, submit, judged):
+    queued = submit(alice)
+    status = as_user(alice).get(f"/submissions/{queued.pk}/status.json")
+    assert status.status_code == 200 and status["Cache-Control"] == "no-store"
+    body = status.json()
+    assert body["state"] == "queued" and body["final"] is False and body["queue_position"] == 1
+    assert body["plan"] == {"test": 4} and body["wall_limit_s"] == 180
+
+    done = judged(alice, score_s=2e-3)
+    body = as_user(alice).get(f"/submissions/{done.pk}/status.json").json()
+    assert body["state"] == "passed" and body["final"] is True and body["score_s"] == pytest.approx(2e-3)
+    assert body["queue_position"] is None and body["plan"] == {"test": 4, "benchmark": 4, "secret": 4}
+
+
+def test_a_judged_run_shows_cases_timings_rates_environment(client, alice, judged):
+    submission = judged(alice, score_s=2e-3)
+    html = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert html.count("vectoradd[size=256]") >= 2 and "PASSED" in html
+    assert "2 ms ± 40 us" in html  # mean ± stderr, with units
+    assert "32.8 MFLOP/s" in html and "197 MB/s" in html  # achieved rates...
+    assert "0.181 %" in html  # ...against the cpu peak (runner/floors.py): 197 MB/s of 109 GB/s
+    assert "Energy is not measured on this device" in html
+    assert "<svg" in html and "time per call (log scale)" in html and "physical floor" in html
+    assert "torch" in html and "2.13.0+cpu" in html and "16 GiB" in html  # environment, limits with units
+    assert "sandbox" in html.lower() and "isolated by the tests&#x27; imagination" in html
+    assert "The runner's text report" in html and "=== PASSED: 3 passed · score 2 ms ===" in html
+
+
+def test_flags_show_their_evidence(client, alice, judged, floor_flag):
+    submission = judged(alice, score_s=1e-7, verdict="flagged", flags=[floor_flag])
+    html = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert "badge flagged" in html and "below the physical floor" in html
+    assert "floor_s" in html and "3.6e-06" in html  # the evidence, key by key
+    assert "Review in the admin" not in html  # only for staff
+
+
+def test_a_missing_submission_is_404(client, db):
+    assert client.get("/submissions/999999/").status_code == 404
+    assert client.get("/submissions/999999/status.json").status_code == 404
