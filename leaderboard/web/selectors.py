@@ -4,19 +4,19 @@ eligibility by itself."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.apps import apps
-from django.db.models import Count, F, Min, QuerySet, Window
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Min, QuerySet, Window
 
 from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
 from leaderboard.problems.selectors import problem_list
-from leaderboard.submissions.models import DeviceKind, Mode, State, Submission
+from leaderboard.submissions.models import DeviceKind, Mode, Run, State, Submission
 from leaderboard.submissions.selectors import RankingEntry, ranking_eligible, ranking_for_problem
-
-RANKING_ROWS = 50  # entries shown per device kind on a problem page
 
 
 @dataclass(frozen=True)
@@ -25,13 +25,6 @@ class DeviceBest:
     label: str
     best_s: float
     entrants: int
-
-
-@dataclass
-class ProblemSummary:
-    problem: Problem
-    bests: list[DeviceBest] = field(default_factory=list)
-    entrants: int = 0  # ranked users over every device kind
 
 
 def device_bests(*, problem: Problem) -> list[DeviceBest]:
@@ -50,26 +43,66 @@ def device_bests(*, problem: Problem) -> list[DeviceBest]:
     ]
 
 
-def problem_summaries() -> list[ProblemSummary]:
-    """The open problems, each with its best score per device kind and its number of entrants."""
+RANKING_ROWS = 25  # entries of each device kind on a problem page; ?device=KIND shows all of one kind
+BOARD_TTL_S = 10.0
+_GENERATION_KEY = "web:board:generation"
+
+
+@dataclass(frozen=True)
+class Board:
+    """A problem's standings as its pages show them: for each device kind with entries its best score,
+    its number of entrants and its first RANKING_ROWS entries; the steps of the best score over time.
+    `key` names this state of the standings: pages cache what they render from a Board under it."""
+
+    key: str
+    bests: list[DeviceBest]
+    rankings: dict[str, list[RankingEntry]]
+    history: dict[str, list[tuple[datetime, float]]]
+
+
+def problem_board(*, problem: Problem) -> Board:
+    """The problem's Board, computed once per change of the judged runs and kept in the cache.
+
+    The key holds the newest run's id (one index lookup), so a finished run is on the pages at once; staff
+    decisions made through leaderboard.web.services start a new generation; anything else that changes
+    eligibility behind the services' back (an admin editing a row, a user deactivated) shows within
+    BOARD_TTL_S. With a cache shared by the web processes (Redis in production) the generation reaches
+    them all; with the default per-process memory cache the others catch up within BOARD_TTL_S."""
+    newest_run = Run.objects.aggregate(newest=Max("id"))["newest"] or 0
+    key = f"web:board:{problem.pk}:{problem.current_version_id}:{newest_run}:{cache.get(_GENERATION_KEY, 0)}"
+    board = cache.get(key)
+    if board is None:
+        board = _compute_board(problem, key)
+        cache.set(key, board, BOARD_TTL_S)
+    return board
+
+
+def board_invalidate() -> None:
+    """Start a new generation of every Board: the next page view recomputes its standings."""
+    cache.set(_GENERATION_KEY, time.time_ns(), None)
+
+
+def _compute_board(problem: Problem, key: str) -> Board:
+    bests = device_bests(problem=problem)
+    rankings = {
+        b.device_kind: ranking_for_problem(problem=problem, device_kind=b.device_kind, limit=RANKING_ROWS)
+        for b in bests
+    }
+    return Board(key, bests, rankings, record_history(problem=problem) if bests else {})
+
+
+def problem_summaries() -> list[tuple[Problem, Board, int]]:
+    """The open problems, each with its Board (best score and entrants per device kind) and its number of
+    ranked users over every device kind (cached with the Board's key)."""
     summaries = []
     for problem in problem_list():
-        bests = device_bests(problem=problem)
-        entrants = (
-            ranking_eligible(problem=problem).order_by().values("user_id").distinct().count() if bests else 0
-        )
-        summaries.append(ProblemSummary(problem, bests, entrants))
+        board = problem_board(problem=problem)
+        entrants = cache.get(board.key + ":entrants")
+        if entrants is None:
+            entrants = ranking_eligible(problem=problem).order_by().values("user_id").distinct().count()
+            cache.set(board.key + ":entrants", entrants, BOARD_TTL_S)
+        summaries.append((problem, board, entrants))
     return summaries
-
-
-def rankings_by_device(
-    *, problem: Problem, bests: list[DeviceBest]
-) -> list[tuple[DeviceBest, list[RankingEntry]]]:
-    """The ranking of each device kind that has entries, its first RANKING_ROWS entries."""
-    return [
-        (b, ranking_for_problem(problem=problem, device_kind=b.device_kind, limit=RANKING_ROWS))
-        for b in bests
-    ]
 
 
 def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]]]:

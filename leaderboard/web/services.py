@@ -14,6 +14,7 @@ from django.utils import timezone
 from leaderboard.errors import Refusal
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import submission_enqueue
+from leaderboard.web.selectors import board_invalidate
 
 # A flagged case kept its outputs right; once staff accept the run, it counts as passed.
 _ACCEPTED_CASE_STATUSES = ("passed", "flagged")
@@ -38,6 +39,7 @@ def submission_accept_flagged(*, submission_id: int, reviewer, note: str = "") -
         run.public_passed = bool(public) and all(s in _ACCEPTED_CASE_STATUSES for s in public)
         run.secret_passed = bool(secret) and all(s in _ACCEPTED_CASE_STATUSES for s in secret)
         run.save(update_fields=["verdict", "message", "flagged", "public_passed", "secret_passed"])
+    board_invalidate()
     return Submission.objects.get(pk=submission_id)
 
 
@@ -51,6 +53,7 @@ def submission_reject_flagged(*, submission_id: int, reviewer, note: str = "") -
         ):
             raise Refusal(f"Submission #{submission_id} is not flagged (any more); nothing was changed.")
         Run.objects.filter(submission_id=submission_id).update(verdict=State.REJECTED, message=message)
+    board_invalidate()
     return Submission.objects.get(pk=submission_id)
 
 
@@ -78,4 +81,5 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
         transaction.on_commit(
             partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
         )
+    board_invalidate()
     return Submission.objects.get(pk=submission_id)

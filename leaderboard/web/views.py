@@ -21,8 +21,8 @@ from leaderboard.accounts.models import ApiToken
 from leaderboard.accounts.services import api_token_create, api_token_revoke
 from leaderboard.errors import NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
-from leaderboard.submissions.models import DeviceKind, Mode, Source, State
-from leaderboard.submissions.selectors import submission_queue_position
+from leaderboard.submissions.models import Mode, Source, State
+from leaderboard.submissions.selectors import ranking_for_problem, submission_queue_position
 from leaderboard.submissions.services import submission_create
 from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
@@ -30,12 +30,11 @@ from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
 from leaderboard.web.markdown import render_markdown
 from leaderboard.web.plots import CaseTiming, case_chart, record_chart
 from leaderboard.web.selectors import (
+    BOARD_TTL_S,
     agent_run_of,
     case_plan,
-    device_bests,
+    problem_board,
     problem_summaries,
-    rankings_by_device,
-    record_history,
     run_of,
     submission_for_page,
     user_best_entries,
@@ -66,18 +65,38 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/problem_list.html", {"summaries": problem_summaries()})
 
 
+def _standings(problem, board, expanded: str | None) -> dict:
+    """The rankings and the plot of the best score over time, from the Board (one device kind's whole
+    ranking when the page asks for it)."""
+    rankings = [
+        (
+            b,
+            ranking_for_problem(problem=problem, device_kind=b.device_kind)
+            if b.device_kind == expanded
+            else board.rankings[b.device_kind],
+        )
+        for b in board.bests
+    ]
+    chart = record_chart(
+        [(b.label, board.history.get(b.device_kind, [])) for b in board.bests], now=timezone.now()
+    )
+    return {"rankings": rankings, "chart": chart}
+
+
+def _url_prefix(name: str) -> str:
+    """The path of a page named `name` without its last argument, for links in long tables (reversing a
+    URL per row is what made a problem page's rankings slow)."""
+    return reverse(name, args=["0"])[: -len("0/")]
+
+
 @require_GET
 def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
     problem = _or_404(problem_get, name=name)
     version = problem.current_version
-    bests = device_bests(problem=problem)
-    history = record_history(problem=problem)
-    labels = {k.value: k.label for k in DeviceKind}
-    chart = record_chart(
-        [(labels[b.device_kind], history.get(b.device_kind, [])) for b in bests], now=timezone.now()
-    )
+    board = problem_board(problem=problem)
+    expanded = request.GET.get("device") if request.GET.get("device") in board.rankings else None
     case_tables = [
-        (device, kind, rows)
+        (device, kind, [(", ".join(f"{k}={v}" for k, v in c["params"].items()), c["seed"]) for c in rows])
         for device in ("cpu", "cuda")
         for kind in ("test", "benchmark")
         if (rows := version.cases.get(device, {}).get(kind))
@@ -93,10 +112,14 @@ def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
             "task": highlight(version.task_source, line_numbers=True),
             "case_tables": case_tables,
             "templates": sorted(version.templates),
-            "rankings": rankings_by_device(problem=problem, bests=bests),
-            "chart": chart,
+            "board": board,
+            "expanded": expanded or "",
+            # Rendered only when the cached standings are not (see the template's {% cache %}).
+            "standings": lambda: _standings(problem, board, expanded),
+            "cache_s": BOARD_TTL_S,
             "deadline": problem_deadline(problem),
-            "device_kinds": {k.value: k.runner_device for k in DeviceKind},
+            "user_url": _url_prefix("web:user"),
+            "submission_url": _url_prefix("web:submission"),
         },
     )
 

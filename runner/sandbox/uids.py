@@ -96,19 +96,28 @@ def _uids_of(pid: str) -> tuple[set[int], str]:
     return uids, state
 
 
-def processes_of(uid: int) -> list[int]:
-    """Every live process (not a zombie) that runs with `uid` in any of its uids, in every pid namespace."""
-    found = []
+def _scan(pool) -> dict[int, list[int]]:
+    """Live processes (not zombies) running with a uid of `pool` in any of their uids, by uid, in every pid
+    namespace: one pass over /proc."""
+    found: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
-            uids, state = _uids_of(entry.name)
+            ids, state = _uids_of(entry.name)
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
-        if uid in uids and state not in ("Z", "X"):
-            found.append(int(entry.name))
+        if state in ("Z", "X"):
+            continue
+        for uid in ids:
+            if uid in pool:
+                found.setdefault(uid, []).append(int(entry.name))
     return found
+
+
+def processes_of(uid: int) -> list[int]:
+    """Every live process that runs as uid."""
+    return _scan({uid}).get(uid, [])
 
 
 def _kill(pid: int, uid: int) -> None:
@@ -141,20 +150,8 @@ def kill_all(uid: int, timeout_s: float = 10.0) -> bool:
 
 
 def leftovers() -> dict[int, list[int]]:
-    """Every live process that runs as a sandbox uid, by uid, in one pass over /proc: empty between jobs."""
-    found: dict[int, list[int]] = {}
-    pool = uid_range()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            ids, state = _uids_of(entry.name)
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-        for uid in ids:
-            if uid in pool and state not in ("Z", "X"):
-                found.setdefault(uid, []).append(int(entry.name))
-    return found
+    """Every live process that runs as a sandbox uid, by uid: empty between jobs."""
+    return _scan(uid_range())
 
 
 def leased() -> list[int]:

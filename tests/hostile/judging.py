@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
 
 from runner import JobSpec, execute
@@ -20,9 +22,21 @@ class Hostile:
         self.backend = backend
         self.ran = False
 
-    def __call__(self, source: str, *, mode: str = "test", **kw):
+    def __call__(self, source: str, *, mode: str = "test", limits: dict | None = None, **kw):
+        """Judge `source`; `limits` lowers limits for this job only (through RUNNER_LIMITS, which the judge
+        inherits), so that the correct submission run afterwards gets the normal ones."""
         spec = JobSpec(problem="vectoradd", source=source, mode=mode, device="cpu", sandbox=self.backend, **{**QUICK, **kw})
-        report = execute(spec)
+        saved = os.environ.get("RUNNER_LIMITS")
+        if limits:
+            os.environ["RUNNER_LIMITS"] = json.dumps(limits)
+        try:
+            report = execute(spec)
+        finally:
+            if limits:
+                if saved is None:
+                    os.environ.pop("RUNNER_LIMITS", None)
+                else:
+                    os.environ["RUNNER_LIMITS"] = saved
         self.ran = self.ran or report.verdict != "rejected"
         return report
 

@@ -1,8 +1,6 @@
 """Attack: fill the disk through the scratch folder. Expected: error, the write fails with ENOSPC at the
 scratch limit and the verdict names it. (Lowered to 8 MiB with RUNNER_LIMITS to be quick.)"""
 
-import json
-
 from tests.hostile.judging import describe, one_line
 
 SOURCE = '''
@@ -21,8 +19,7 @@ def custom_kernel(data):
 '''
 
 
-def test_filling_the_scratch_names_the_scratch_limit(hostile, monkeypatch):
-    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"scratch_bytes": 8 << 20}))
-    report = hostile(SOURCE)
+def test_filling_the_scratch_names_the_scratch_limit(hostile):
+    report = hostile(SOURCE, limits={"scratch_bytes": 8 << 20})
     assert report.verdict == "error", describe(report)
     assert "its scratch space is full: the scratch limit of 8 MiB was reached" in one_line(report), describe(report)

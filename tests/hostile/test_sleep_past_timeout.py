@@ -1,8 +1,6 @@
 """Attack: sleep past the time limits (hold a worker forever): in a call, and at import past the whole
 job's wall clock. Expected: timeout, naming the limit per call, or the job's wall-clock limit."""
 
-import json
-
 from tests.hostile.judging import describe, one_line
 
 IN_A_CALL = '''
@@ -33,9 +31,8 @@ def test_sleeping_in_a_call_times_out(hostile):
     assert "did not finish within 3 s" in one_line(report), describe(report)
 
 
-def test_sleeping_past_the_jobs_wall_clock_times_out(hostile, monkeypatch):
-    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"wall_s": 8}))
-    report = hostile(AT_IMPORT, call_s=60)
+def test_sleeping_past_the_jobs_wall_clock_times_out(hostile):
+    report = hostile(AT_IMPORT, call_s=60, limits={"wall_s": 8})
     assert report.verdict == "timeout", describe(report)
     assert "the job ran past its wall-clock limit of 8 s" in one_line(report), describe(report)
     assert report.limits["wall_s"] == 8

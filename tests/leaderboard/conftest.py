@@ -42,6 +42,7 @@ def redis_server():
     server.start()
     yield server
     server.stop()
+    shutil.rmtree(server.dir, ignore_errors=True)
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -70,6 +72,7 @@ def custom_kernel(data: input_t) -> output_t:
 """
 
 VAR_DIR = Path(tempfile.mkdtemp(prefix="kb-tests-var-"))
+atexit.register(shutil.rmtree, VAR_DIR, True)
 REDIS_PORT = free_port()
 REDIS_URL = f"redis://127.0.0.1:{REDIS_PORT}/0"
 

@@ -176,3 +176,13 @@ def floor_flag() -> dict:
         "message": "vectoradd[size=256]: 1e-07 s per call is below the physical floor of 3.6e-06 s on cpu",
         "evidence": {"case": "vectoradd[size=256]", "mean_s": 1e-07, "floor_s": 3.6e-06},
     }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The pages cache a problem's standings; ids repeat across tests' rolled-back databases."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

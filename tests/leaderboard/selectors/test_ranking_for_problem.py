@@ -84,3 +84,17 @@ def test_the_ranking_is_one_query(judged, alice, bob, django_assert_num_queries)
     problem = Problem.objects.get(name="vectoradd")
     with django_assert_num_queries(1):
         assert len(ranking_for_problem(problem=problem, device_kind="cpu")) == 2
+
+
+def test_the_eligible_submissions_across_device_kinds(judged, alice, bob):
+    from leaderboard.submissions.selectors import ranking_eligible
+
+    ranked = judged(alice, score_s=1e-5, device_kind="h100")
+    other = judged(bob, score_s=2e-5)
+    judged(bob, score_s=1e-6, verdict="failed", secret="failed")
+    judged(bob, score_s=1e-6, mode="benchmark", secret=None)
+    problem = Problem.objects.get(name="vectoradd")
+    assert set(ranking_eligible(problem=problem).values_list("pk", flat=True)) == {ranked.pk, other.pk}
+    assert list(ranking_eligible(problem=problem, device_kind="h100").values_list("pk", flat=True)) == [
+        ranked.pk
+    ]
