@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -114,7 +115,7 @@ def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.execu
     binds += [p for p in ("/sys/devices/system/cpu",) if os.path.exists(p)]
     links = [(os.readlink(f"/{t}"), f"/{t}") for t in TOP_LINKS if os.path.islink(f"/{t}")]
     binds += [f"/{t}" for t in TOP_LINKS if os.path.isdir(f"/{t}") and not os.path.islink(f"/{t}")]
-    q = _quote
+    q = shlex.quote
     lines = ["set -e", f"R={q(str(root))}", 'mount --make-rprivate /', 'mount -t tmpfs -o nosuid,nodev,mode=0755 kb-root "$R"']
     for src in binds:
         kind = "-d" if os.path.isdir(src) else "-f"
@@ -145,16 +146,11 @@ def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.execu
             "--", "/bin/sh", "-c", "\n".join(lines)]
 
 
-def _quote(s: str) -> str:
-    import shlex
-
-    return shlex.quote(s)
-
-
 class SandboxedProcess(subprocess.Popen):
-    """bwrap's pid-1 reaper (and the fallback's pid-1 shell) reports a contestant killed by signal N as exit status 128+N. The judge names
-    signals (SIGSEGV, SIGXCPU, SIGKILL ...), so turn the status back into the -N that Popen uses; a
-    submission that calls os._exit(129..159) itself is then reported as killed by that signal."""
+    """bwrap's pid-1 reaper (and the fallback's pid-1 shell) reports a contestant killed by signal N as exit
+    status 128+N. The judge names signals (SIGSEGV, SIGXCPU, SIGKILL ...), so turn the status back into the
+    -N that Popen uses; a submission that calls os._exit(129..159) itself is then reported as killed by
+    that signal."""
 
     def _translate(self) -> None:
         if self.returncode is not None and 128 < self.returncode < 128 + 65:
