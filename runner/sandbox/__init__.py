@@ -114,6 +114,7 @@ class Sandbox:
             env=env,
             cwd=RUNNER_ROOT,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # a worker killed mid-run takes its judge with it
         )
         try:
             out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
