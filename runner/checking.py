@@ -20,6 +20,8 @@ def match_reference(
     expected is."""
     if output.shape != expected.shape:
         return False, f"{name} has shape {tuple(output.shape)}; expected {tuple(expected.shape)}"
+    if output.dtype == expected.dtype and output.device == expected.device and torch.equal(output, expected):
+        return True, ""  # the common case, and the cheapest test there is
     # float32 holds every fp16/bf16 value exactly and is far faster than float64. Compared on the
     # output's device: a GPU checks its own outputs in a fraction of the time a CPU would take.
     wide = torch.float64 if torch.float64 in (output.dtype, expected.dtype) else torch.float32

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -47,7 +48,9 @@ def main() -> None:
     from runner import envinfo
     from runner.judging import Judge
 
-    torch.set_num_threads(1)  # the judge's work happens while the contestant is stopped or blocked
+    # The judge's work (fresh inputs, the reference, checks) happens while the contestant is stopped, so
+    # it may use every core this process is allowed: more checked calls fit in a case's budget.
+    torch.set_num_threads(len(os.sched_getaffinity(0)))
     judge = Judge(spec, job, contestant)
     report = judge.run(int(request["run_seed"]))
     report.env = envinfo.collect(spec.device, spec.threads)

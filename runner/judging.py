@@ -28,6 +28,7 @@ GPU_SNAPSHOT_BYTES = 8 << 30  # device memory for a window's snapshots, kept unt
 WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handshake then costs little
 JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
+WARMUP_CALLS = 3  # untimed calls per timed case
 
 
 class CaseFailure(Exception):
@@ -303,15 +304,19 @@ class Judge:
         last: list[Any] = []
         case_started = time.monotonic()
         try:
-            # The warm-up is a call like any other: fresh inputs, checked; only its time is dropped.
+            # The warm-up calls are calls like any other: fresh inputs, checked; only their time is
+            # dropped. More than one: the first calls also grow the allocator's heap (page faults).
             datas = [sample]
+            if timed:
+                datas += [self.generate(case, run_seed, call + i) for i in range(1, min(WARMUP_CALLS, slots))]
             elapsed, outputs, _ = self.window(lay, datas, case)
             t_check = time.monotonic()
             last = outputs
             error = self.check(case, lay, datas, outputs, call)
+            t_generate = time.monotonic()
             self.generate(case, run_seed, -1)  # what one fresh input costs the judge
-            judge_per_call = time.monotonic() - t_check
-            call += 1
+            judge_per_call = (t_generate - t_check) / len(datas) + time.monotonic() - t_generate
+            call += len(datas)
             if error:
                 result.status, result.message = "failed", error
                 return result
@@ -349,13 +354,13 @@ class Judge:
                 if time.monotonic() > self.deadline:
                     raise self.contestant._stop_wall()
             result.stats = windows.stats(flops, nbytes_moved)
-            if floor is not None and result.stats.mean < floor:
+            if floor is not None and result.stats.median < floor:
                 result.status = "flagged"
                 result.message = (
-                    f"{result.stats.mean * 1e6:.3g} us per call is below the physical floor of "
+                    f"{result.stats.median * 1e6:.3g} us per call is below the physical floor of "
                     f"{floor * 1e6:.3g} us on {PEAKS[self.kind].name}"
                 )
-                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "mean_s": result.stats.mean, "floor_s": floor})
+                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "median_s": result.stats.median, "floor_s": floor})
             return result
         except CaseFailure as failure:
             result.status, result.message = failure.status, failure.message
@@ -439,7 +444,7 @@ class Judge:
                 report.message += f" (and {len(failed) - 1} more failing case(s))"
         scored = [c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")]
         if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
-            report.score_s = geometric_mean([c.stats.mean for c in scored])
+            report.score_s = geometric_mean([c.stats.median for c in scored])
         if report.verdict == Verdict.PASSED and self.flags:
             report.verdict = Verdict.FLAGGED
             report.message = self.flags[0]["message"]

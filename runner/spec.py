@@ -68,6 +68,9 @@ class Stats:
     flops_per_s: float | None = None
     bytes_per_s: float | None = None
     joules_per_call: float | None = None
+    # The median window's per-call time: what the score uses. A window is a complete account of its
+    # calls, so no shifting of work between calls moves it; a scheduler hiccup in one window does not.
+    median: float | None = None
 
 
 @dataclass
@@ -87,7 +90,7 @@ class RunReport:
     problem: str = ""
     mode: str = ""
     device: str = ""
-    score_s: float | None = None  # geometric mean over benchmark cases of the per-call mean
+    score_s: float | None = None  # geometric mean over benchmark cases of the median per-call time
     cases: list[CaseResult] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)  # {"kind", "message", "evidence"}
     env: dict[str, Any] = field(default_factory=dict)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 
 from runner.spec import Stats
@@ -37,6 +38,10 @@ class Windows:
     @property
     def mean(self) -> float:
         return sum(self.seconds) / sum(self.calls)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.per_call)
 
     def std(self) -> float:
         xs = self.per_call
@@ -73,6 +78,7 @@ class Windows:
             flops_per_s=flops / mean if flops and mean > 0 else None,
             bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
             joules_per_call=(sum(self.joules) / sum(self.calls)) if self.joules else None,
+            median=self.median,
         )
 
 
