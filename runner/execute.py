@@ -90,7 +90,8 @@ def execute(spec: JobSpec) -> RunReport:
         try:
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
-            report = RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device)
+            report = RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode,
+                               device=spec.device, platform_fault=True)
         else:
             report = _run_judge(spec, sandbox, job_dir, run_seed)
     finally:
@@ -125,5 +126,5 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
             message="the judge failed; this is a fault of the platform, not of the submission",
             problem=spec.problem, mode=spec.mode, device=spec.device,
             logs="\n".join(tail), cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")],
-            limits={"elapsed_s": time.monotonic() - started},
+            limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
         )

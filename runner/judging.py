@@ -84,6 +84,7 @@ class Judge:
         self.cases: list[CaseResult] = []
         self.contestant = contestant
         self.thread_baseline: int | None = None
+        self.platform_fault = False
         self.frozen: list[int] = []
         self.kind = spec.device_kind or (
             "cpu" if self.device == "cpu" else device_kind_from_name(torch.cuda.get_device_name())
@@ -105,6 +106,7 @@ class Judge:
         # counted now are the harness's own, counted from /proc, which the submission cannot fake.
         runtime = self.contestant.receive(self.limits.import_s, "starting the contestant")
         if not runtime.get("ok"):
+            self.platform_fault = True
             raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
         self.thread_baseline = self.threads_now()
         ready = self.contestant.receive(self.limits.import_s, "the import")
@@ -435,6 +437,7 @@ class Judge:
                 self.contestant.close()
         report.cases = self.cases
         report.flags = self.flags
+        report.platform_fault = self.platform_fault
         report.logs = self.contestant.log.text() if self.contestant else ""
         failed = [c for c in self.cases if c.status in ("failed", "error")]
         if report.verdict == Verdict.PASSED and failed:

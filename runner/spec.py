@@ -99,6 +99,9 @@ class RunReport:
     scan: list[dict[str, Any]] = field(default_factory=list)  # static red flags: evidence, never a verdict
     isolation: str = ""  # which sandbox ran the contestant, and what that means
     logs: str = ""  # the contestant's output, capped; never believed
+    # True when the run says nothing about the submission: the judge itself or its host failed. A worker
+    # gives such a run back for another attempt instead of recording it as the submission's verdict.
+    platform_fault: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -90,3 +90,20 @@ def test_a_ranked_run_of_the_real_runner_enters_the_ranking(problems, alice, set
     assert [(e.username, e.submission_id, e.score_s) for e in entries] == [
         ("alice", submission.pk, run.score_s)
     ]
+
+
+def test_a_run_the_platform_spoiled_is_given_back_not_recorded(problems, alice, settings):
+    # The real runner, told to use Docker on this host: with no engine running, the run says nothing
+    # about the submission (platform_fault), so the worker gives it back for another attempt.
+    import shutil
+    import subprocess
+
+    if shutil.which("docker") and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
+        pytest.skip("a Docker engine runs here: the docker sandbox would judge the submission")
+    settings.RUNNER_SANDBOX = "docker"
+    submission = submit(alice, vectoradd_source())
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.QUEUED
+    row = Submission.objects.get(pk=submission.pk)
+    assert row.state == State.QUEUED and row.attempts == 1
+    assert "the judge failed on cpu@here: the docker sandbox needs a running Docker engine" in row.message
+    assert not Run.objects.exists()
