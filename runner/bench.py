@@ -2,8 +2,10 @@
 
     python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
         For each problem's reference, run as a submission: the judge's per-call time against an in-process
-        timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case; and the spread
-        (coefficient of variation) of the leaderboard score over --runs runs.
+        timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case: on one warm
+        input, with the hand-over of the output, and cold (rotating through inputs larger than the cache,
+        as the judge's fresh input per call does); and the spread (coefficient of variation) of the
+        leaderboard score over --runs runs.
     python -m runner.bench floor
         Measures this CPU's copy bandwidth and fp32 matmul FLOP/s, for the CPU row of runner/floors.py.
 """
@@ -27,20 +29,34 @@ def reference_as_submission(name: str) -> str:
     return problem.reference_source + "\n\ncustom_kernel = ref_kernel\n"
 
 
-def independent_time(problem, case, device: str, threads: int, hand_over: bool) -> float:
-    """Seconds per call of the reference on one input, measured in this process. With hand_over, each
-    call's output is also copied into a buffer of its own, as the contestant copies what custom_kernel
-    returns into the judge's output slot (a kernel that writes into a buffer of its input skips that)."""
-    from runner.transport import tensors_of
+COLD_BYTES = 128 << 20  # four times this machine's L3 (32 MiB): rotating through this much misses the caches
+
+
+def independent_time(problem, case, device: str, threads: int, hand_over: bool, cold: bool = False) -> float:
+    """Seconds per call of the reference, measured in this process.
+
+    With hand_over, each call's output is also copied into a buffer of its own, as the contestant copies
+    what custom_kernel returns into the judge's output slot (a kernel that writes into a buffer of its input
+    skips that). With cold, the calls rotate through distinct inputs (and output buffers) that together
+    exceed the last-level cache, as the judge's fresh input for every call does: the CPU analogue of
+    do_bench's L2 flush. Without it every call reuses one warm input, which flatters memory-bound kernels.
+    """
+    from runner.transport import arena_bytes, tensors_of
 
     ref = problem.load_reference()
-    data = ref.generate_input(**case.params, seed=case.seed, device=device)
-    call = lambda: ref.ref_kernel(data)  # noqa: E731
-    if hand_over:
-        slots = [torch.empty_like(t) for t in tensors_of(call())]
+    first = ref.generate_input(**case.params, seed=case.seed, device=device)
+    per_call = arena_bytes(first) * (2 if hand_over else 1)
+    count = max(2, min(64, -(-COLD_BYTES // max(per_call, 1)))) if cold else 1
+    datas = [first] + [ref.generate_input(**case.params, seed=case.seed + i, device=device) for i in range(1, count)]
+    sample = tensors_of(ref.ref_kernel(first))
+    slots = [[torch.empty_like(t) for t in sample] for _ in datas] if hand_over else None
+    turn = iter(range(1 << 62))
 
-        def call():
-            for slot, t in zip(slots, tensors_of(ref.ref_kernel(data)), strict=True):
+    def call():
+        i = next(turn) % count
+        out = ref.ref_kernel(datas[i])
+        if slots is not None:
+            for slot, t in zip(slots[i], tensors_of(out), strict=True):
                 slot.copy_(t)
 
     if device == "cuda":
@@ -56,7 +72,8 @@ def independent_time(problem, case, device: str, threads: int, hand_over: bool) 
 def fidelity(args) -> None:
     names = args.problems.split(",") if args.problems else list_problems()
     print(f"fidelity on {args.device}: judge per-call mean / independent measurement, and score spread over {args.runs} runs")
-    print(f"{'case':44s} {'judge':>10s} {'timeit':>10s} {'ratio':>6s} {'+hand-over':>11s} {'ratio':>6s}")
+    print(f"{'case':44s} {'judge':>10s} {'timeit':>10s} {'ratio':>6s} {'+hand-over':>11s} {'ratio':>6s}"
+          f" {'cold+hand-over':>15s} {'ratio':>6s}")
     for name in names:
         problem = load_problem(name)
         source = reference_as_submission(name)
@@ -76,9 +93,10 @@ def fidelity(args) -> None:
             judged = next(c for c in first.cases if c.id == case.id and c.kind == "benchmark").stats.median
             alone = independent_time(problem, case, args.device, args.threads, hand_over=False)
             handed = independent_time(problem, case, args.device, args.threads, hand_over=True)
-            note = "" if alone >= (1e-3 if args.device == "cpu" else 1e-4) else "  (below the target's size)"
+            cold = independent_time(problem, case, args.device, args.threads, hand_over=True, cold=True)
+            note = "" if cold >= (1e-3 if args.device == "cpu" else 1e-4) else "  (below the target's size)"
             print(f"{case.id:44s} {judged * 1e3:8.3f}ms {alone * 1e3:8.3f}ms {judged / alone:6.3f}"
-                  f" {handed * 1e3:9.3f}ms {judged / handed:6.3f}{note}")
+                  f" {handed * 1e3:9.3f}ms {judged / handed:6.3f} {cold * 1e3:13.3f}ms {judged / cold:6.3f}{note}")
         cv = statistics.pstdev(scores) / statistics.mean(scores) if len(scores) > 1 else 0.0
         print(f"{name}: leaderboard score {statistics.mean(scores) * 1e3:.3f} ms, spread (CV) {cv * 100:.2f} % "
               f"over {len(scores)} runs; handshake {first.handshake_s * 1e6:.0f} us" if first.handshake_s else "")
