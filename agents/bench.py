@@ -68,8 +68,7 @@ def confirm(verifier: RunnerVerifier, reference_code: str, rows: list[dict], rou
     print(f"\nhead to head, {rounds} rounds: the reference {_fmt_s(reference_s)} (median)")
     for row in rows:
         row["confirmed_s"] = median.get(row["best_code"])
-        if row["confirmed_s"] and reference_s:
-            row["confirmed_speedup"] = reference_s / row["confirmed_s"]
+        row["confirmed_speedup"] = reference_s / row["confirmed_s"] if row["confirmed_s"] and reference_s else None
 
 
 def _geomean(values) -> float:
@@ -145,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
                 "best_s": best.runtime_s if best else None,
                 "speedup": (unit_s / best.runtime_s) if best and best.runtime_s else None,
                 "best_code": best.code if best else None,
-                "confirmed_s": None,
-                "confirmed_speedup": None,
                 "candidates": sum(r.candidates for r in run.records),
                 "best_design": best.meta.get("design") if best else None,
                 "seconds": time.monotonic() - t0,
@@ -165,14 +162,14 @@ def main(argv: list[str] | None = None) -> int:
           + "  geo-mean speed-up (searched / head to head)")
     for method in methods:
         rows = [r for r in results if r["method"] == method]
-        cells = "  ".join(f"{(r['speedup'] or 0):.2f}x/{(r['confirmed_speedup'] or 0):.2f}x" for r in rows)
+        cells = "  ".join(f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows)
         print(f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
-              f"{_geomean(r['confirmed_speedup'] for r in rows):.2f}x")
+              f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x")
     if "ttt-discover" in methods and "best-of-n" in methods:
         ttt = [r for r in results if r["method"] == "ttt-discover"]
         bon = [r for r in results if r["method"] == "best-of-n"]
         for key, what in (("speedup", "as searched"), ("confirmed_speedup", "head to head")):
-            wins = sum((a[key] or 0) > (b[key] or 0) for a, b in zip(ttt, bon, strict=True))
+            wins = sum((a.get(key) or 0) > (b.get(key) or 0) for a, b in zip(ttt, bon, strict=True))
             print(f"TTT-Discover beats best-of-N on {wins} of {args.seeds} seeds ({what})")
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
