@@ -7,8 +7,8 @@ with `rollouts` candidates in all (steps x groups x rollouts per group) judged b
 mode, and prints the best score found and its speed-up over the reference (the seed design, judged the same
 way). A maximum over many noisy measurements flatters, so at the end every run's best and the reference are
 judged again head to head (`--confirm-rounds` rounds, a fresh secret seed each) and the medians compared:
-those are the figures to hold the methods to. Identical code is judged once per benchmark and its measurement shared by
-every run that samples it (`--no-share` judges every run's candidates afresh): the methods then compare on
+those are the figures to hold the methods to. Identical code is judged once per benchmark and its
+measurement shared by every run that samples it (`--no-share` judges every run's candidates afresh): the methods then compare on
 common measurements, and the benchmark costs the number of distinct kernels, not of candidates.
 """
 
@@ -68,7 +68,8 @@ def confirm(verifier: RunnerVerifier, reference_code: str, rows: list[dict], rou
     print(f"\nhead to head, {rounds} rounds: the reference {_fmt_s(reference_s)} (median)")
     for row in rows:
         row["confirmed_s"] = median.get(row["best_code"])
-        row["confirmed_speedup"] = reference_s / row["confirmed_s"] if row["confirmed_s"] and reference_s else None
+        found = row["confirmed_s"]
+        row["confirmed_speedup"] = reference_s / found if found and reference_s else None
 
 
 def _geomean(values) -> float:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 import timeit
@@ -50,7 +51,7 @@ def independent_time(problem, case, device: str, threads: int, hand_over: bool, 
     datas = [first] + [ref.generate_input(**case.params, seed=case.seed + i, device=device) for i in range(1, count)]
     sample = tensors_of(ref.ref_kernel(first))
     slots = [[torch.empty_like(t) for t in sample] for _ in datas] if hand_over else None
-    turn = iter(range(1 << 62))
+    turn = itertools.count()
 
     def call():
         i = next(turn) % count
