@@ -48,6 +48,7 @@ class JudgeRun:
     out: bytes
     err: bytes
     timed_out: bool = False
+    returncode: int | None = None  # the judge's exit status (negative: killed by that signal)
 
 
 MALLOC_TUNABLES = "glibc.malloc.trim_threshold=17179869184:glibc.malloc.mmap_threshold=33554432"
@@ -125,11 +126,11 @@ class Sandbox:
         )
         try:
             out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
-            return JudgeRun(out, err)
+            return JudgeRun(out, err, returncode=proc.returncode)
         except subprocess.TimeoutExpired:
             _killpg(proc.pid)
             out, err = proc.communicate()
-            return JudgeRun(out, err, timed_out=True)
+            return JudgeRun(out, err, timed_out=True, returncode=proc.returncode)
         finally:
             _killpg(proc.pid)  # nothing the judge started outlives it
 
@@ -164,6 +165,25 @@ def _killpg(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def default_sandbox() -> str:
+    """What a run gets when nobody names a backend: what the platform uses. RUNNER_SANDBOX where set, else
+    bwrap where bubblewrap is installed (or, as root, its unshare fallback), else docker where an engine is
+    configured (DOCKER_HOST). Never `none`: an unisolated run must be asked for by name."""
+    import shutil
+
+    chosen = os.environ.get("RUNNER_SANDBOX")
+    if chosen:
+        return chosen
+    if shutil.which("bwrap") or (os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv")):
+        return "bwrap"
+    if os.environ.get("DOCKER_HOST") or os.path.exists("/var/run/docker.sock"):
+        return "docker"
+    raise RuntimeError(
+        "no sandbox is available: install bubblewrap (Debian: apt-get install bubblewrap) or configure a "
+        "Docker engine; `--sandbox none` runs the kernel unisolated, for unit tests only"
+    )
 
 
 def get_sandbox(name: str) -> Sandbox:

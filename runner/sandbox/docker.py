@@ -177,7 +177,7 @@ class DockerSandbox(Sandbox):
                 container.kill()
             out = container.logs(stdout=True, stderr=False)
             err = container.logs(stdout=False, stderr=True, tail=50)
-            return JudgeRun(out, err, timed_out=timed_out)
+            return JudgeRun(out, err, timed_out=timed_out)  # TODO(docker helper): returncode
         finally:
             container.remove(force=True)
 
