@@ -1,18 +1,32 @@
-"""The docker backend, for GPU hosts: the judge and the contestant in one container of the runner image.
+"""The docker backend, for GPU hosts: the judge and the contestant of one job in one container of the
+runner image (docker/runner.Dockerfile).
 
 CUDA IPC, through which the judge lends the contestant its input and output buffers, needs both processes
-in the same container, so the container runs `python -m runner.judge` (the request, with the secret seed,
-on its stdin through the engine's attach stream: never argv, env or a file), and the judge starts the
-contestant inside it with the plain launcher (rlimits, its own process group, death with the judge). The
-judge makes itself non-dumpable, so the contestant, which runs as the same user, can neither ptrace it nor
-read its memory, environment or file descriptors.
+in the same container, so the container runs `python -m runner.judge`, and the judge starts the contestant
+beside itself (`DockerSandbox.start`). The request (with the secret seed and the report key) goes to the
+judge's stdin through the engine's attach stream, which is closed once it is sent; the judge's stdout, the
+signed report stream, comes back through the same stream unmodified: never argv, env, a label, a log or a
+file.
 
-The container (see `container_config`, a pure function the tests check): the runner image
-(docker/runner.Dockerfile) as its non-root user, no network, a read-only root, the job directory mounted
-read-only with its scratch folder a size-capped tmpfs, all capabilities dropped, no-new-privileges, a pids
-limit, memory with swap equal to it (no swap), exactly one GPU by device id, never the Docker socket. The
-container is removed after the job, whatever happened; cleanup() also removes any container labelled with
-the job.
+Who may do what inside:
+- the judge runs as root with every capability dropped but SETUID and SETGID (to start the contestant as
+  another uid) and KILL (to freeze, thaw and kill the contestant's processes, which run as another uid);
+  it is non-dumpable, and its /tmp is a tmpfs of mode 0700;
+- the contestant runs as a uid of its own, leased for the job on the host (runner/sandbox/uids.py) where
+  the worker is root, else the image's `contestant` (10002); one gid equal to it, no supplementary groups,
+  no capabilities (they are lost with the uid change, and no-new-privileges forbids regaining them), so it
+  can signal neither the judge nor docker's init, read none of the judge's /proc entries, and write only
+  its scratch tmpfs and /dev/shm, both capped.
+
+The container (see `container_config`, a pure function the tests check through the docker SDK's own
+argument builder): no network, a read-only root, the job directory mounted read-only with its scratch a
+size-capped tmpfs owned by the contestant (exec allowed: load_inline and Triton map the libraries they
+build there), a pids limit, memory with swap equal to it (no swap; the tmpfs pages count in it), a CPU
+quota never above the engine's CPUs, one GPU by device id for CUDA jobs, never the Docker socket.
+
+The image is the one whose `kernelboard.code-hash` label equals `code_hash()` of this checkout: an image
+built from other code is refused, so a job is never judged by stale code. `python -m runner.sandbox.docker
+hash` prints the hash; scripts/docker.sh builds the image with it.
 
 Settings (environment): RUNNER_IMAGE (default kernelboard-runner:latest), RUNNER_GPU (the device id the
 worker owns; default: the first of CUDA_VISIBLE_DEVICES, else 0), DOCKER_HOST as the docker SDK reads it.
@@ -21,19 +35,50 @@ The docker SDK is needed only where containers are started, not inside the image
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import resource
 import socket
+import struct
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from runner.limits import Limits, limits_for
-from runner.sandbox import JudgeRun, Sandbox
-from runner.spec import JobSpec
+from runner.sandbox import RUNNER_ROOT, Job, JudgeRun, Sandbox, contestant_env, die_with_parent, rlimits, uids
 
 JOB_DIR = "/job"  # where the job directory appears inside the container
 IMAGE_ROOT = "/opt/kernelboard"  # where the image holds the runner and the problems
 LABEL = "kernelboard.job"
-JUDGE_TMP_BYTES = 256 << 20  # the judge's own scratch (/tmp): caches of torch and triton
+HASH_LABEL = "kernelboard.code-hash"
+JUDGE_TMP_BYTES = 256 << 20  # the judge's own /tmp: caches of torch and triton
+SHM_BYTES = 64 << 20  # /dev/shm, the contestant's second writable place
+JUDGE_PIDS = 64  # on top of the contestant's process limit: the judge's threads and docker's init
+CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # the judge's; the contestant has none
+IMAGE_USER, IMAGE_UID = "contestant", 10002  # the image's account, for workers that cannot lease a uid
+HASHED = ("docker/runner.Dockerfile", "requirements.lock", "runner", "problems")  # what the image is made of
+REBUILD = "scripts/docker.sh image"
+MAX_OUT = 64 << 20  # of the judge's stdout; its report is far smaller
+KEEP_ERR = 64 << 10  # of the judge's stderr, the tail
+
+
+def code_hash(root: Path = RUNNER_ROOT) -> str:
+    """sha256 over the paths and bytes of everything the runner image is built from (HASHED), in sorted
+    order, bytecode caches excluded. The set-up labels the image with it; the worker refuses an image whose
+    label differs."""
+    h = hashlib.sha256()
+    for name in HASHED:
+        top = root / name
+        files = [top] if top.is_file() else sorted(
+            p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        )
+        for path in files:
+            data = path.read_bytes()
+            h.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
 
 
 def image_name() -> str:
@@ -47,41 +92,81 @@ def gpu_id() -> str:
     return visible or "0"
 
 
+def cpu_quota(threads: int, host_cpus: int) -> int:
+    """CPUs for the container, in the engine's nano-CPUs: the contestant's threads and the judge, never more
+    than the engine has (which it refuses)."""
+    return int(min(threads + 1, max(host_cpus, 1)) * 1e9)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / (1 << 20):g} MiB"
+
+
+def describe(config: dict, *, uid: int, device: str, digest: str = "") -> str:
+    """The isolation note of the report, read off the container's configuration itself."""
+    scratch = config["tmpfs"][f"{JOB_DIR}/scratch"].split("size=")[1].split(",")[0]
+    gpu = (f"one GPU (device {config['device_requests'][0]['DeviceIDs'][0]})" if device == "cuda"
+           else "no GPU")
+    image = config["image"] + (f" ({digest[:19]})" if digest else "")
+    who = (f"uid {uid}, leased for the job" if uid != IMAGE_UID else f"the image's uid {IMAGE_UID}")
+    return (
+        f"isolated by docker: judge and contestant in one container of {image}; the contestant as {who}, "
+        f"with no capabilities; the judge as root with only {', '.join(config['cap_add'])}, non-dumpable; "
+        f"no network, a read-only root, writable only a {_size(int(scratch))} scratch tmpfs and a "
+        f"{_size(config['shm_size'])} /dev/shm; memory {_size(config['mem_limit'])} without swap, "
+        f"{config['pids_limit']} processes and threads, {config['nano_cpus'] / 1e9:g} CPUs, {gpu}"
+    )
+
+
 def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: str, threads: int,
-                     image: str | None = None, gpu: str | None = None, image_digest: str = "") -> dict:
-    """The keyword arguments of `docker.containers.create` for one job. Pure: tests assert on it."""
+                     uid: int = IMAGE_UID, host_cpus: int = 1, image: str | None = None, gpu: str | None = None,
+                     image_digest: str = "") -> dict:
+    """The keyword arguments of the docker SDK's `containers.create` for one job. Pure: the tests check it
+    through the SDK's own argument builder, which needs no engine."""
+    image = image or image_name()
+    volumes = {str(job_dir): {"bind": JOB_DIR, "mode": "ro"}}
+    if uid != IMAGE_UID:  # the leased uid's account (getpass, torch's inductor), in place of the image's
+        for name in ("passwd", "group"):
+            volumes[str(job_dir / ".sandbox-etc" / name)] = {"bind": f"/etc/{name}", "mode": "ro"}
     config = {
-        "image": image or image_name(),
+        "image": image,
         "command": ["python", "-m", "runner.judge"],
         "name": job_name,
         "labels": {LABEL: job_name},
         "working_dir": IMAGE_ROOT,
-        "stdin_open": True,  # the request (and the secret seed) arrives on stdin ...
-        "stdin_once": True,  # ... which closes once it is sent
+        "user": "0:0",
+        # Attached, not detached: the engine then sets StdinOnce, so the judge's stdin closes when the
+        # request is sent (detached, it would stay open and the judge would wait for it forever).
+        "stdin_open": True,
         "tty": False,
-        "detach": True,
         "network_mode": "none",
         "network_disabled": True,
         "read_only": True,
-        "volumes": {str(job_dir): {"bind": JOB_DIR, "mode": "ro"}},
+        "volumes": volumes,
+        # exec: the contestant's load_inline and Triton map the libraries they build in its scratch, the
+        # judge's Triton in its /tmp.
         "tmpfs": {
-            f"{JOB_DIR}/scratch": f"rw,nosuid,nodev,size={limits.scratch_bytes},mode=1777",
-            "/tmp": f"rw,nosuid,nodev,size={JUDGE_TMP_BYTES},mode=1777",
+            f"{JOB_DIR}/scratch": f"rw,exec,nosuid,nodev,size={limits.scratch_bytes},mode=0700,uid={uid},gid={uid}",
+            "/tmp": f"rw,exec,nosuid,nodev,size={JUDGE_TMP_BYTES},mode=0700",
         },
+        "shm_size": SHM_BYTES,
         "cap_drop": ["ALL"],
+        "cap_add": list(CAPABILITIES),
         "security_opt": ["no-new-privileges:true"],
-        "pids_limit": limits.processes,
+        "pids_limit": limits.processes + JUDGE_PIDS,
         "mem_limit": limits.memory_bytes,
         "memswap_limit": limits.memory_bytes,  # equal: no swap on top of the memory limit
-        "nano_cpus": int((threads + 1) * 1e9),  # the contestant's threads and the judge
+        "nano_cpus": cpu_quota(threads, host_cpus),
         "ipc_mode": "private",
         "init": True,  # a reaper as pid 1: signals and orphans behave as on a host
+        "log_config": {"type": "none"},  # the report and the judge's stderr come through the attach stream only
         "environment": {
             "HOME": "/tmp",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
             "TRITON_CACHE_DIR": "/tmp/.triton",
-            "RUNNER_IMAGE_DIGEST": image_digest or (image or image_name()),  # recorded in the report's env
+            "RUNNER_IMAGE": image,
+            "RUNNER_IMAGE_DIGEST": image_digest or image,  # recorded in the report's env
         },
         "ulimits": [{"Name": "core", "Soft": 0, "Hard": 0}],
     }
@@ -90,18 +175,12 @@ def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: st
     return config
 
 
-def _sdk_config(config: dict) -> dict:
-    """`container_config` with the SDK's own types where it wants them."""
-    import docker.types
-
-    out = dict(config)
-    out["ulimits"] = [docker.types.Ulimit(name=u["Name"], soft=u["Soft"], hard=u["Hard"]) for u in config["ulimits"]]
-    if "device_requests" in config:
-        out["device_requests"] = [
-            docker.types.DeviceRequest(driver=d["Driver"], device_ids=d["DeviceIDs"], capabilities=d["Capabilities"])
-            for d in config["device_requests"]
-        ]
-    return out
+def _engine_message(exc: Exception) -> str:
+    """The engine's own words, on one line."""
+    text = getattr(exc, "explanation", None) or str(exc) or type(exc).__name__
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    return " ".join(str(text).split())
 
 
 def engine():
@@ -114,8 +193,58 @@ def engine():
         client = docker.from_env(timeout=30)
         client.ping()
     except Exception as exc:
-        raise RuntimeError(f"the docker sandbox needs a running Docker engine: {exc}") from None
+        raise RuntimeError(
+            f"the docker sandbox needs a running Docker engine ({_engine_message(exc)}); scripts/docker.sh start "
+            "starts one"
+        ) from None
     return client
+
+
+def _account_files(job_dir: Path, uid: int) -> None:
+    """/etc/passwd and /etc/group for the container: root (the judge) and the contestant's leased uid."""
+    etc = job_dir / ".sandbox-etc"
+    etc.mkdir(exist_ok=True)
+    (etc / "passwd").write_text(
+        f"root:x:0:0:root:/root:/usr/sbin/nologin\n{IMAGE_USER}:x:{uid}:{uid}:contestant:{JOB_DIR}/scratch:/usr/sbin/nologin\n"
+    )
+    (etc / "group").write_text(f"root:x:0:\n{IMAGE_USER}:x:{uid}:\n")
+    for f in etc.iterdir():
+        f.chmod(0o644)
+
+
+def _demux(sock: socket.socket, deadline: float) -> tuple[bytes, bytes, bool]:
+    """Read the engine's multiplexed attach stream (8-byte headers: the stream, 3 zero bytes, the length)
+    until it ends: (stdout, the tail of stderr, whether the deadline passed first)."""
+    out, err = bytearray(), bytearray()
+    buffer = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return bytes(out), bytes(err), True
+        sock.settimeout(remaining)
+        try:
+            chunk = sock.recv(1 << 16)
+        except TimeoutError:
+            return bytes(out), bytes(err), True
+        if not chunk:
+            return bytes(out), bytes(err), False
+        buffer += chunk
+        while len(buffer) >= 8:
+            kind, size = buffer[0], struct.unpack(">I", buffer[4:8])[0]
+            if len(buffer) < 8 + size:
+                break
+            payload, buffer = buffer[8:8 + size], buffer[8 + size:]
+            if kind == 1 and len(out) < MAX_OUT:
+                out += payload
+            elif kind == 2:
+                err = (err + payload)[-KEEP_ERR:]
+
+
+def _exit_status(code: int | None) -> int | None:
+    """docker's init reports a judge killed by signal N as 128+N; Popen's convention is -N."""
+    if code is not None and 128 < code < 128 + 65:
+        return -(code - 128)
+    return code
 
 
 class DockerSandbox(Sandbox):
@@ -125,70 +254,142 @@ class DockerSandbox(Sandbox):
     def __init__(self):
         self._client = None
         self._digest = ""
+        self._cpus = 1
+        self._lease: uids.Lease | None = None
+        self._note = ""
 
     @property
     def note(self) -> str:
-        return (
-            f"isolated by docker: judge and contestant in one container of {image_name()} as its non-root "
-            "user, no network, a read-only root, a size-capped tmpfs scratch, all capabilities dropped, "
-            "no-new-privileges, pids and memory limits, one GPU; the judge is non-dumpable"
+        # On the host, after run_judge: read off the container it started. Inside the container (the judge
+        # asks for the contestant's isolation): what the host passed in.
+        return self._note or os.environ.get("RUNNER_SANDBOX_NOTE") or (
+            f"isolated by docker: judge and contestant in one container of {image_name()}"
         )
 
     # ---- on the host, in execute() --------------------------------------------------------------------
 
     def prepare(self, job_dir: Path) -> None:
         self._client = engine()
+        name = image_name()
         try:
-            image = self._client.images.get(image_name())
-            self._digest = (image.attrs.get("RepoDigests") or [image.id])[0]
+            image = self._client.images.get(name)
+            self._cpus = int(self._client.info().get("NCPU") or 1)
         except Exception as exc:
+            if type(exc).__name__ == "ImageNotFound":
+                raise RuntimeError(f"the runner image {name} is not on this host; build it with {REBUILD}") from None
+            raise RuntimeError(f"the docker engine failed: {_engine_message(exc)}") from None
+        have, want = (image.labels or {}).get(HASH_LABEL, ""), code_hash()
+        if have != want:
             raise RuntimeError(
-                f"the runner image {image_name()} is not on this host ({exc}); build it with "
-                f"docker build -f docker/runner.Dockerfile -t {image_name()} ."
-            ) from None
-        (job_dir / "scratch").chmod(0o777)  # the mount point of the container's tmpfs
+                f"the runner image {name} was built from other code than this checkout's (its code hash is "
+                f"{have[:12] or 'missing'}, the checkout's {want[:12]}), so it would judge with stale code; "
+                f"rebuild it with {REBUILD}"
+            )
+        self._digest = image.id
+        if uids.can_switch_uid():
+            self._lease = uids.acquire()
+            _account_files(job_dir, self._lease.uid)
 
     def run_judge(self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float) -> JudgeRun:
+        from runner.spec import JobSpec
+
         spec = JobSpec(**{**request["spec"], "secret_seed": None})
         limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
+        uid = self._lease.uid if self._lease else IMAGE_UID
         config = container_config(
             job_dir=job_dir, job_name=_job_name(job_dir), limits=limits, device=spec.device, threads=spec.threads,
-            image_digest=self._digest,
+            uid=uid, host_cpus=self._cpus, image_digest=self._digest,
         )
+        self._note = describe(config, uid=uid, device=spec.device, digest=self._digest)
+        config["environment"]["RUNNER_SANDBOX_NOTE"] = self._note
         if os.environ.get("RUNNER_LIMITS"):  # the operator's limits hold inside the container too
             config["environment"]["RUNNER_LIMITS"] = os.environ["RUNNER_LIMITS"]
         client = self._client or engine()
-        container = client.containers.create(**_sdk_config(config))
+        deadline = time.monotonic() + timeout_s
+        container = None
         try:
-            stream = container.attach_socket(params={"stdin": 1, "stream": 1})
-            raw = getattr(stream, "_sock", stream)
-            container.start()
-            raw.sendall(json.dumps({**request, "job_dir": JOB_DIR}).encode())
+            container = client.containers.create(**config)
+            stream = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            sock = getattr(stream, "_sock", stream)
             try:
-                raw.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-            stream.close()
-            try:
-                container.wait(timeout=timeout_s)
-                timed_out = False
-            except Exception:  # requests' ReadTimeout, or the engine went away: the job's wall clock ran out
-                timed_out = True
+                container.start()
+                sock.sendall(json.dumps({**request, "job_dir": JOB_DIR}).encode())
+                sock.shutdown(socket.SHUT_WR)  # the end of the judge's stdin (StdinOnce)
+                out, err, timed_out = _demux(sock, deadline)
+            finally:
+                sock.close()
+            if timed_out:
                 container.kill()
-            out = container.logs(stdout=True, stderr=False)
-            err = container.logs(stdout=False, stderr=True, tail=50)
-            return JudgeRun(out, err, timed_out=timed_out)  # TODO(docker helper): returncode
+                return JudgeRun(out, err, timed_out=True)
+            status = container.wait(timeout=30).get("StatusCode")
+            return JudgeRun(out, err, returncode=_exit_status(status))
+        except Exception as exc:  # the engine refused or failed: the platform's fault, in the engine's words
+            message = f"the docker engine failed to run the judge: {_engine_message(exc)}"
+            return JudgeRun(b"", message.encode(), returncode=None)
         finally:
-            container.remove(force=True)
+            if container is not None:
+                try:
+                    container.remove(force=True)
+                except Exception:
+                    pass  # cleanup() tries again, by the job's label
 
     def cleanup(self, job_dir: Path) -> None:
-        if self._client is None:
-            return
-        for container in self._client.containers.list(all=True, filters={"label": f"{LABEL}={_job_name(job_dir)}"}):
-            container.remove(force=True)
+        try:
+            if self._client is not None:
+                for container in self._client.containers.list(
+                    all=True, filters={"label": f"{LABEL}={_job_name(job_dir)}"}
+                ):
+                    container.remove(force=True, v=True)
+        finally:
+            self._release()
 
-    # start() is the plain launcher: inside the container, the judge starts the contestant beside itself.
+    def _release(self) -> None:
+        if self._lease is None:
+            return
+        # The container's processes run as the uid on this kernel too: none may remain before it is reused.
+        if uids.kill_all(self._lease.uid):
+            self._lease.release()
+        self._lease = None  # one that refused to die keeps the uid locked until this process ends
+
+    # ---- inside the container, in the judge --------------------------------------------------------------
+
+    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
+        uid = job.scratch.stat().st_uid  # the owner of the scratch tmpfs: the host chose it
+        if os.geteuid() != 0 or uid == 0:
+            raise RuntimeError("the docker sandbox's judge must run as root with a non-root scratch owner")
+        limits = rlimits(job.limits, job.device)
+        if uid != IMAGE_UID:  # a uid of this job only: the process limit counts its own processes
+            limits.append((resource.RLIMIT_NPROC, (job.limits.processes, job.limits.processes)))
+        env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
+        env.update(USER=IMAGE_USER, LOGNAME=IMAGE_USER)
+
+        def pre_exec() -> None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)  # every capability is gone with it
+            die_with_parent()  # after the uid change, which clears it
+            for which, value in limits:
+                resource.setrlimit(which, value)
+
+        return subprocess.Popen(
+            [sys.executable, *argv],
+            cwd=job.dir,
+            env=env,
+            pass_fds=pass_fds,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own session and process group: killed as a whole
+            preexec_fn=pre_exec,
+        )
 
 
 def _job_name(job_dir: Path) -> str:
     return f"kernelboard-{job_dir.name}"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["hash"]:
+        print(code_hash())
+    else:
+        sys.exit("usage: python -m runner.sandbox.docker hash")
