@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rollouts", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--sandbox", default="none")
+    ap.add_argument("--sandbox", default="", help="bwrap, docker or none (default: what the platform uses)")
     ap.add_argument("--case-budget", type=float, default=0.2)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--model", default=None)

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--groups", type=int, default=2, help="starts per step")
     ap.add_argument("--per-group", type=int, default=8, help="candidates per start")
     ap.add_argument("--methods", default=",".join(METHODS))
-    ap.add_argument("--sandbox", default="none")
+    ap.add_argument("--sandbox", default="", help="bwrap, docker or none (default: what the platform uses)")
     ap.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
     ap.add_argument("--workers", type=int, default=1, help="runner jobs at once (timing noise grows)")
     ap.add_argument("--no-share", action="store_true", help="judge identical code again in every run")

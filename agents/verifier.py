@@ -72,7 +72,7 @@ class RunnerVerifier:
         self,
         problem: str,
         device: str = "cpu",
-        sandbox: str = "none",
+        sandbox: str = "",
         case_budget_s: float | None = 0.2,
         threads: int = 1,
         workers: int = 1,

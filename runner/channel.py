@@ -3,12 +3,20 @@
 Judge -> contestant messages are pickles (the contestant may trust the judge), with file descriptors
 attached where needed. Contestant -> judge messages are small JSON objects: the judge never unpickles
 anything the contestant wrote, and it believes no number the contestant sends.
+
+Every command carries a fresh random nonce that its replies must echo: a reply sent ahead of its command,
+or one left over from an earlier command, is out of protocol. So is a reply that is not one small JSON
+object. The judge treats either as the submission breaking the rules (ProtocolError), never as its own
+failure.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import pickle
+import secrets
 import socket
 import struct
 from typing import Any
@@ -20,9 +28,23 @@ class ChannelClosed(Exception):
     """The other side went away."""
 
 
+class ProtocolError(Exception):
+    """The contestant's side answered something the protocol does not allow; the message says what."""
+
+
+def sealed_memfd(name: str, size: int) -> int:
+    """A memfd of `size` bytes whose size no one can change any more: a contestant that shrank the arena it
+    shares with the judge would make the judge die of SIGBUS on its next read."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    return fd
+
+
 class Channel:
     def __init__(self, sock: socket.socket):
         self.sock = sock
+        self.nonce: int | None = None  # judge: of the last command sent; contestant: of the last received
 
     def _recv_exact(self, n: int) -> bytes:
         chunks, got = [], 0
@@ -44,7 +66,8 @@ class Channel:
 
     # judge -> contestant
     def send_command(self, message: dict[str, Any], fds: tuple[int, ...] = ()) -> None:
-        self._send_frame(pickle.dumps(message), fds)
+        self.nonce = secrets.randbits(62)
+        self._send_frame(pickle.dumps({**message, "nonce": self.nonce}), fds)
 
     def recv_command(self) -> tuple[dict[str, Any], list[int]]:
         head, fds, _flags, _addr = socket.recv_fds(self.sock, 4, 8)
@@ -53,21 +76,29 @@ class Channel:
         if len(head) < 4:
             head += self._recv_exact(4 - len(head))
         (n,) = struct.unpack("<I", head)
-        return pickle.loads(self._recv_exact(n)), fds
+        message = pickle.loads(self._recv_exact(n))
+        self.nonce = message.get("nonce")
+        return message, fds
 
     # contestant -> judge
     def send_reply(self, message: dict[str, Any]) -> None:
-        self._send_frame(json.dumps(message).encode())
+        self._send_frame(json.dumps({**message, "nonce": self.nonce}).encode())
 
     def recv_reply(self, timeout: float | None) -> dict[str, Any]:
         self.sock.settimeout(timeout)  # blocks in the kernel: the judge never spins on a CPU
         try:
             (n,) = struct.unpack("<I", self._recv_exact(4))
             if n > MAX_REPLY:
-                raise ChannelClosed
-            reply = json.loads(self._recv_exact(n))
+                raise ProtocolError(f"a reply of {n:,} bytes (at most {MAX_REPLY:,})")
+            raw = self._recv_exact(n)
         finally:
             self.sock.settimeout(None)
+        try:
+            reply = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested too deeply to read
+            raise ProtocolError(f"a reply that is not a JSON object ({type(exc).__name__})") from None
         if not isinstance(reply, dict):
-            raise ChannelClosed
+            raise ProtocolError(f"a reply that is a JSON {type(reply).__name__}, not an object")
+        if reply.get("nonce") != self.nonce:
+            raise ProtocolError("a reply that does not answer the judge's last command")
         return reply

@@ -5,18 +5,22 @@ imports the submission."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import ctypes
+import dataclasses
 import json
 import os
 import secrets
+import signal
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
-from runner import scanner
+from runner import scanner, seal
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
-from runner.sandbox import RUNNER_ROOT, Sandbox, get_sandbox
+from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
 from runner.spec import DEVICES, MODES, CaseResult, JobSpec, RunReport, Verdict
 
 JUDGE_GRACE_S = 30  # beyond the mode's wall limit before the judge itself is killed
@@ -59,10 +63,21 @@ def _usage_error(spec: JobSpec) -> str | None:
         return f"unknown mode {spec.mode!r}; choose {', '.join(MODES)}"
     if spec.device not in DEVICES:
         return f"unknown device {spec.device!r}; choose {', '.join(DEVICES)}"
+    if not 1 <= spec.threads <= (os.cpu_count() or 1):
+        return f"--threads must be between 1 and this machine's {os.cpu_count()} cores; got {spec.threads}"
+    if spec.sandbox == "none" and spec.mode == "leaderboard" and not spec.allow_unisolated:
+        return ("leaderboard mode needs a sandbox (bwrap or docker): `none` runs the kernel unisolated and "
+                "is for unit tests only")
     return None
 
 
 def execute(spec: JobSpec) -> RunReport:
+    if not spec.sandbox:
+        try:
+            spec = dataclasses.replace(spec, sandbox=default_sandbox())
+        except RuntimeError as exc:
+            return RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode,
+                             device=spec.device, platform_fault=True)
     usage = _usage_error(spec)
     if usage:
         return RunReport(verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device)
@@ -103,28 +118,62 @@ def execute(spec: JobSpec) -> RunReport:
 
 def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
-    request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed}
+    key = seal.new_key()
+    request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed,
+               "key": key.hex()}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
-    run = sandbox.run_judge(request, job_dir, env, limits.wall_s + JUDGE_GRACE_S)
-    out, err = run.out, run.err
+    with _not_dumpable():  # the key lives here too: no process of the contestant may read this one's memory
+        run = sandbox.run_judge(request, job_dir, env, limits.wall_s + JUDGE_GRACE_S)
+    base = {"problem": spec.problem, "mode": spec.mode, "device": spec.device, "isolation": sandbox.note}
     if run.timed_out:
         return RunReport(
-            verdict=Verdict.TIMEOUT,
-            message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
-            problem=spec.problem, mode=spec.mode, device=spec.device, limits=limits.to_dict(), isolation=sandbox.note,
+            verdict=Verdict.TIMEOUT, message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
+            limits=limits.to_dict(), **base,
         )
-    try:
-        report = RunReport.from_dict(json.loads(out))
-        report.message = name_limit(report.message, limits)
-        return report
-    except (ValueError, TypeError):
-        tail = err.decode(errors="replace").strip().splitlines()[-12:]
+    stream = seal.read(key, run.out)
+    tail = "\n".join(run.err.decode(errors="replace").strip().splitlines()[-12:])
+    if not stream.started:  # the judge failed before any submission code ran: nothing to say about it
         return RunReport(
-            verdict=Verdict.ERROR,
-            message="the judge failed; this is a fault of the platform, not of the submission",
-            problem=spec.problem, mode=spec.mode, device=spec.device,
-            logs="\n".join(tail), cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")],
-            limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
+            verdict=Verdict.ERROR, message="the judge failed to start; this is a fault of the platform, not of "
+            "the submission", logs=tail, limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
+            cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")], **base,
         )
+    why = stream.problem
+    if stream.report is not None and run.returncode != 0:
+        why = f"the judge {_ended(run.returncode)} after it reported"
+    elif stream.report is None and run.returncode != 0:
+        why = f"the judge {_ended(run.returncode)} before it reported"
+    if why:
+        # Signed `started`, then no believable report: the contestant was running, and it is the only party
+        # that could have stopped, killed or written over the judge. Its verdict, not a platform fault.
+        message = f"the run ended without a valid report from the judge: {why}"
+        return RunReport(verdict=Verdict.ERROR, message=message, limits=limits.to_dict(), logs=tail, **base,
+                         cases=[CaseResult(id=spec.problem, kind="run", status="error", message=message)])
+    report = RunReport.from_dict(json.loads(stream.report))
+    report.message = name_limit(report.message, limits)
+    return report
+
+
+def _ended(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+@contextlib.contextmanager
+def _not_dumpable():
+    """While a judge runs, this process (which holds the report key) cannot be ptraced or have its memory
+    and descriptors read by processes of its own user; restored afterwards."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    before = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    try:
+        yield
+    finally:
+        if before > 0:
+            libc.prctl(4, before, 0, 0, 0)

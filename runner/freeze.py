@@ -1,8 +1,17 @@
-"""Freezing the contestant while the judge works.
+"""Freezing the contestant while the judge works, and charging it for the CPU time it uses.
 
-Between windows the judge writes fresh inputs and reads the outputs. With the contestant's whole process
-tree stopped (SIGSTOP) meanwhile, a thread of the submission can neither start on inputs before the clock
-starts, nor change an output after it stopped. Read from /proc, which the contestant cannot fake.
+The contestant is every process below the judge. The judge is a child subreaper (runner/judge.py), so a
+process of the submission that double-forks, calls setsid or loses its parent is reparented to the judge
+and stays in this tree, on every backend: nothing of the job can leave what is frozen and accounted.
+
+Between windows the judge writes fresh inputs and reads the outputs. With the whole tree stopped
+(SIGSTOP) meanwhile, a thread of the submission can neither start on inputs before the clock starts, nor
+change an output after it stopped. Read from /proc, which the contestant cannot fake.
+
+Inside a window, extra threads or processes could still share the work across more cores than the job's
+thread allowance. So a window costs at least the CPU time the tree used in it divided by the allowance
+(`cpu_seconds`: the kernel's own accounting of every process, with the threads that ended, at nanosecond
+resolution): on a CPU, parallel work beyond the allowance buys nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +19,12 @@ from __future__ import annotations
 import os
 import signal
 import time
+
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+class FreezeError(Exception):
+    """The tree could not be stopped: it kept forking faster than it could be stopped."""
 
 
 def _children(pid: int) -> list[int]:
@@ -23,12 +38,14 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def process_tree(root: int) -> list[int]:
-    """root and all its descendants that are alive now."""
-    seen, todo = [], [root]
+def descendants(root: int | None = None) -> list[int]:
+    """Every process below root (default: this process), alive or not yet reaped, root excluded."""
+    root = os.getpid() if root is None else root
+    seen: list[int] = []
+    todo = _children(root)
     while todo:
         pid = todo.pop()
-        if pid in seen or not os.path.exists(f"/proc/{pid}"):
+        if pid in seen:
             continue
         seen.append(pid)
         todo.extend(_children(pid))
@@ -45,6 +62,15 @@ def thread_count(pids: list[int]) -> int:
     return total
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (field 3, the state, first)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
 def _all_stopped(pids: list[int]) -> bool:
     for pid in pids:
         try:
@@ -58,36 +84,54 @@ def _all_stopped(pids: list[int]) -> bool:
     return True
 
 
-def freeze(root: int, timeout: float = 2.0) -> list[int]:
-    """Stop every process of the tree and wait until every thread has stopped. Returns the pids."""
-    pids = process_tree(root)
+def _signal(pids: list[int], sig: int) -> None:
     for pid in pids:
         try:
-            os.kill(pid, signal.SIGSTOP)
+            os.kill(pid, sig)
         except ProcessLookupError:
             pass
+
+
+def freeze(timeout: float = 2.0) -> list[int]:
+    """Stop every process below this one and wait until every thread has stopped; a process forked while
+    the tree was being stopped is stopped too. Returns the pids. Raises FreezeError past `timeout`."""
     deadline = time.monotonic() + timeout
-    while not _all_stopped(pids):
+    pids: list[int] = []
+    while True:
+        new = [p for p in descendants() if p not in pids]
+        if not new and _all_stopped(pids):
+            return pids
+        _signal(new, signal.SIGSTOP)
+        pids += new
         if time.monotonic() > deadline:
-            break
-        time.sleep(0.0001)
-    # a child forked while we were stopping the tree is stopped too
-    more = [p for p in process_tree(root) if p not in pids]
-    return pids + (freeze_list(more) if more else [])
-
-
-def freeze_list(pids: list[int]) -> list[int]:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGSTOP)
-        except ProcessLookupError:
-            pass
-    return pids
+            _signal(pids, signal.SIGKILL)
+            raise FreezeError("the submission's processes could not be stopped between timed windows")
+        if not new:
+            time.sleep(0.0001)
 
 
 def thaw(pids: list[int]) -> None:
+    _signal(pids, signal.SIGCONT)
+
+
+def cpu_seconds(pids: list[int]) -> tuple[float, set[int]]:
+    """(CPU seconds, the pids alive) of the processes `pids`: each process's own CPU clock (every thread,
+    those that ended included) plus what its reaped children used (`cutime`, `cstime`). The children's
+    share, and a process not yet reaped, are known to the clock tick only; a window in which a process
+    ended is charged a tick more for it (see Judge.window), never less than it used."""
+    total, alive = 0.0, set()
     for pid in pids:
+        fields = _stat(pid)
+        if fields is None:
+            continue
+        children = (int(fields[13]) + int(fields[14])) * TICK_S
+        if fields[0] in ("Z", "X"):
+            total += (int(fields[11]) + int(fields[12])) * TICK_S + children
+            continue
         try:
-            os.kill(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
+            own = time.clock_gettime_ns(((~pid) << 3) | 2) * 1e-9  # CPUCLOCK_SCHED of the process
+        except OSError:  # it ended between the two reads
+            own = (int(fields[11]) + int(fields[12])) * TICK_S
+        total += own + children
+        alive.add(pid)
+    return total, alive

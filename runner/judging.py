@@ -7,6 +7,7 @@ checks every output, and times the contestant with its own monotonic clock aroun
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handsha
 JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
 WARMUP_CALLS = 3  # untimed calls per timed case
+JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
 class CaseFailure(Exception):
@@ -65,6 +67,11 @@ def _poison(t: torch.Tensor) -> None:
         t.fill_(-12345 if t.dtype.is_signed else 123)
 
 
+def _text(value: Any) -> str:
+    """A message from the contestant's side, as the judge repeats it: a string, cut short."""
+    return value[:500] if isinstance(value, str) and value else "unknown error"
+
+
 def _rebuild(structure: Any, tensors: list[torch.Tensor]) -> Any:
     it = iter(tensors)
     return replace_tensors(structure, lambda _t: next(it))
@@ -83,9 +90,11 @@ class Judge:
         self.flags: list[dict[str, Any]] = []
         self.cases: list[CaseResult] = []
         self.contestant = contestant
-        self.thread_baseline: int | None = None
+        self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
         self.platform_fault = False
         self.frozen: list[int] = []
+        self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
+        self.check_costs: list[float] = []  # and to check each call
         self.kind = spec.device_kind or (
             "cpu" if self.device == "cpu" else device_kind_from_name(torch.cuda.get_device_name())
         )
@@ -105,32 +114,27 @@ class Judge:
         # The runtime (torch, and CUDA on a GPU) is up but the submission not yet imported: the threads
         # counted now are the harness's own, counted from /proc, which the submission cannot fake.
         runtime = self.contestant.receive(self.limits.import_s, "starting the contestant")
-        if not runtime.get("ok"):
+        if runtime.get("ok") is not True:
             self.platform_fault = True
             raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
-        self.thread_baseline = self.threads_now()
+        self.threads["runtime"] = self.threads_now()
         ready = self.contestant.receive(self.limits.import_s, "the import")
-        if not ready.get("ok"):
-            raise Stop(Verdict.ERROR, f"the submission could not be loaded: {ready.get('error', 'unknown error')}")
-        self.check_threads("while importing")
+        if ready.get("ok") is not True:
+            raise Stop(Verdict.ERROR, f"the submission could not be loaded: {_text(ready.get('error'))}")
+        self.threads["after_import"] = self.threads_now()
 
     def threads_now(self) -> int:
-        return freeze.thread_count(freeze.process_tree(self.contestant.pid))
-
-    def check_threads(self, when: str) -> None:
-        """Threads or processes the submission started run beside the clock (threat 5): flagged."""
-        now = self.threads_now()
-        if now > self.thread_baseline:
-            self.flag(
-                "threads",
-                f"the submission started {now - self.thread_baseline} thread(s) or process(es) {when}; "
-                "work beside the timed calls cannot be timed",
-                {"baseline": self.thread_baseline, "now": now},
-            )
+        """Threads of every process below the judge: evidence in the report, never a verdict. Extra
+        threads buy nothing on a CPU (the window's CPU time is charged), and work they do after done is
+        caught by freezing and by the outputs' re-check."""
+        return freeze.thread_count(freeze.descendants())
 
     def _freeze(self) -> None:
         if self.device == "cpu" and self.contestant:
-            self.frozen = freeze.freeze(self.contestant.pid)
+            try:
+                self.frozen = freeze.freeze()
+            except freeze.FreezeError as exc:
+                raise Stop(Verdict.FAILED, str(exc)) from None
 
     def _thaw(self) -> None:
         if self.frozen:
@@ -140,8 +144,11 @@ class Judge:
     # ---- one case -----------------------------------------------------------------------------------
 
     def generate(self, case: Case, run_seed: int, call: int) -> Any:
+        started = time.perf_counter()
         seed = call_seed(run_seed, case.seed, call)
-        return self.reference.generate_input(**case.params, seed=seed, device=self.device)
+        data = self.reference.generate_input(**case.params, seed=seed, device=self.device)
+        self.generate_costs.append(time.perf_counter() - started)
+        return data
 
     def layout(self, sample: Any, expected: Any, slots: int) -> tuple[CaseLayout, dict[str, Any], tuple]:
         out_like = tensors_of(expected)
@@ -182,51 +189,67 @@ class Judge:
             keep.append((views, outs[-1]))
         return CaseLayout(ins, outs, expected, keep=keep), {"op": "case", "inputs": in_refs, "outputs": out_refs}, ()
 
-    def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, list[Any], float | None]:
-        """Time one window of calls. Returns (seconds, per call (outputs, aliases, inputs) as they were at
-        done, joules)."""
+    def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, float | None, list[Any], float | None]:
+        """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU
+        only), per call (outputs, aliases, inputs) as they were at done, joules)."""
         k = len(datas)
         timeout = self.limits.call_s * k
         what = f"custom_kernel on {case.id}"
         energy0 = self.nvml.energy_mj() if self.nvml else None
         if self.device == "cuda":
-            elapsed, reply, snaps = self._gpu_window(lay, datas, timeout, what)
+            elapsed, cpu, reply, snaps = self._gpu_window(lay, datas, timeout, what)
         else:
             for slot, data in enumerate(datas):
                 for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
                     dst.copy_(src)
                 for t in lay.outputs[slot]:
                     _poison(t)
+            cpu0, alive0 = freeze.cpu_seconds(self.frozen)
             self._thaw()
             t0 = time.perf_counter_ns()
             reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
             elapsed = (time.perf_counter_ns() - t0) * 1e-9
             self._freeze()
+            cpu1, alive1 = freeze.cpu_seconds(self.frozen)
+            # A process that ended inside the window is known to the clock tick only: charge it a tick more.
+            cpu = cpu1 - cpu0 + len(alive0 - alive1) * freeze.TICK_S
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         joules = None
         if energy0 is not None:
             energy1 = self.nvml.energy_mj()
             joules = (energy1 - energy0) / 1000 if energy1 is not None else None
-        if not reply.get("ok"):
-            error = str(reply.get("error", "unknown error"))[:500]
-            call = reply.get("call")
+        if reply.get("ok") is not True:
+            error = _text(reply.get("error"))
             if reply.get("kind") == "output":  # it returned the wrong kind of thing
                 raise CaseFailure("failed", error)
-            raise CaseFailure("error", f"custom_kernel raised {error} (call {call})")
-        aliases = reply.get("aliases", [])
-        if not isinstance(aliases, list) or len(aliases) != k or len(snaps) != k:
-            raise Stop(Verdict.FAILED, "the contestant's harness answered out of protocol")
+            call = reply.get("call")
+            where = f" (call {call})" if type(call) is int else ""
+            raise CaseFailure("error", f"custom_kernel raised {error}{where}")
+        if len(snaps) != k:
+            raise self.contestant.broke_protocol(f"done before every call of {case.id} was made")
         outputs = []
-        for (outs, ins), alias in zip(snaps, aliases, strict=True):
-            alias = alias if isinstance(alias, list) else []
-            got = []
-            for i, t in enumerate(outs):
-                a = alias[i] if i < len(alias) else None
-                got.append((ins[a] if isinstance(a, int) and 0 <= a < len(ins) else t).clone())
+        shape = (len(lay.outputs[0]), len(tensors_of(lay.inputs[0])))  # outputs and inputs of every slot
+        for (outs, ins), alias in zip(snaps, self._aliases(reply, k, *shape, case), strict=True):
+            got = [(ins[a] if a is not None else t).clone() for t, a in zip(outs, alias, strict=True)]
             outputs.append((got, alias, ins))
-        self.check_threads(f"by the end of a window of {case.id}")
-        return elapsed, outputs, joules
+        self.threads["most"] = max(self.threads.get("most", 0), self.threads_now())
+        return elapsed, cpu, outputs, joules
+
+    def _aliases(self, reply: dict[str, Any], k: int, n_outputs: int, n_inputs: int, case: Case) -> list[list]:
+        """Per call, per output: the input tensor it is (the kernel wrote the answer into it and returned
+        it), or None (copied into its output slot). Only where to read an output: an alias never makes an
+        input writable, so a claim about a read-only input holds only if that input is unchanged."""
+        aliases = reply.get("aliases")
+        ok = type(aliases) is list and len(aliases) == k and all(
+            type(call) is list and len(call) == n_outputs
+            and all(a is None or (type(a) is int and 0 <= a < n_inputs) for a in call)
+            and len({a for a in call if a is not None}) == sum(a is not None for a in call)
+            for call in aliases
+        )
+        if not ok:
+            raise self.contestant.broke_protocol(f"a malformed list of outputs for a window of {case.id}")
+        return aliases
 
     def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str):
         """Reveal one input at a time: each call's input is written, L2 flushed and the device synced only
@@ -254,19 +277,30 @@ class Judge:
                 break  # an error (-1), a timeout or a death: the reply below says which
             snaps.append(([t.clone() for t in slot_out], [t.clone() for t in slot_in]))
         torch.cuda.synchronize()
-        return total * 1e-9, self.contestant.receive(timeout, what), snaps
+        return total * 1e-9, None, self.contestant.receive(timeout, what), snaps
 
     def check(self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int) -> str | None:
-        """Every output against the reference on the judge's private inputs, and the inputs unchanged."""
-        for slot, (data, (got, aliases, inputs_after)) in enumerate(zip(datas, outputs, strict=True)):
-            writable = {a for a in aliases if isinstance(a, int)} | set(self.problem.writable_inputs)
+        """Every output against the reference on the judge's private inputs, and the inputs unchanged
+        (but for the output buffers the problem declares writable). Adds each call's cost to the judge's
+        cost samples."""
+        writable = set(self.problem.writable_inputs)
+        for slot, (data, (got, _aliases, inputs_after)) in enumerate(zip(datas, outputs, strict=True)):
+            started = time.perf_counter()
             for j, (view, original) in enumerate(zip(inputs_after, tensors_of(data), strict=True)):
                 if j not in writable and not same_bits(view, original):
                     return f"custom_kernel changed its input tensor number {j} (inputs are read-only)"
             ok, message = self.reference.check_implementation(_clone(data), _rebuild(lay.expected_structure, got))
+            self.check_costs.append(time.perf_counter() - started)
             if not ok:
                 return f"wrong output on call {first_call + slot}: {message}"
         return None
+
+    def judge_cost(self) -> float:
+        """The judge's own seconds per call (a fresh input and its check): medians of recent calls, so that
+        one slow check does not shrink every later window to one call, where the handshake would enter the
+        score."""
+        recent = [costs[-JUDGE_COST_SAMPLES:] or [0.0] for costs in (self.generate_costs, self.check_costs)]
+        return sum(statistics.median(c) for c in recent)
 
     def verify_unchanged(self, lay: CaseLayout, last: list[Any], case: Case) -> None:
         """Outputs must not change after done: work finishing later escaped the clock (threat 5)."""
@@ -311,13 +345,9 @@ class Judge:
             datas = [sample]
             if timed:
                 datas += [self.generate(case, run_seed, call + i) for i in range(1, min(WARMUP_CALLS, slots))]
-            elapsed, outputs, _ = self.window(lay, datas, case)
-            t_check = time.monotonic()
+            _elapsed, _cpu, outputs, _ = self.window(lay, datas, case)
             last = outputs
             error = self.check(case, lay, datas, outputs, call)
-            t_generate = time.monotonic()
-            self.generate(case, run_seed, -1)  # what one fresh input costs the judge
-            judge_per_call = (t_generate - t_check) / len(datas) + time.monotonic() - t_generate
             call += len(datas)
             if error:
                 result.status, result.message = "failed", error
@@ -334,13 +364,13 @@ class Judge:
                     k = 1
                 else:
                     k = int(min(slots, max(1, WINDOW_S[self.device] / max(estimate, 1e-9))))
-                    k = min(k, max(1, int(JUDGE_WINDOW_S / max(judge_per_call, 1e-6))))
+                    k = min(k, max(1, int(JUDGE_WINDOW_S / max(self.judge_cost(), 1e-6))))
                     k = min(k, max(1, rule.max_calls - sum(windows.calls)))
                 if self.device == "cuda":  # every call's outputs are kept until checked
                     k = min(k, max(1, int(GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1))))
                 self.verify_unchanged(lay, last, case)
                 datas = [self.generate(case, run_seed, call + i) for i in range(k)]
-                elapsed, outputs, joules = self.window(lay, datas, case)
+                elapsed, cpu, outputs, joules = self.window(lay, datas, case)
                 last = outputs  # what the slots held at done, right or wrong
                 error = self.check(case, lay, datas, outputs, call)
                 call += k
@@ -351,10 +381,12 @@ class Judge:
                     probe = False
                     estimate = elapsed / k
                     continue
-                windows.add(elapsed, k, joules)
+                # On a CPU a window costs at least its CPU time over the job's thread allowance: work
+                # spread over more threads or processes than allowed buys nothing (runner/freeze.py).
+                windows.add(elapsed, k, joules, cpu_s=None if cpu is None else cpu / self.spec.threads)
                 estimate = windows.mean
                 if time.monotonic() > self.deadline:
-                    raise self.contestant._stop_wall()
+                    raise self.contestant.stop_wall()
             result.stats = windows.stats(flops, nbytes_moved)
             if floor is not None and result.stats.median < floor:
                 result.status = "flagged"

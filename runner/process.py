@@ -15,7 +15,8 @@ import threading
 import time
 from typing import Any
 
-from runner.channel import Channel, ChannelClosed
+from runner import freeze
+from runner.channel import Channel, ChannelClosed, ProtocolError, sealed_memfd
 from runner.limits import Limits
 from runner.sandbox import Job, get_sandbox
 from runner.spec import Verdict
@@ -89,8 +90,7 @@ class Contestant:
         self.control = None
         ctl_fd = None
         if job.device == "cuda":  # go/done counters the two processes spin on, one call at a time
-            ctl_fd = os.memfd_create("kernelboard-control", 0)
-            os.ftruncate(ctl_fd, mmap.PAGESIZE)
+            ctl_fd = sealed_memfd("kernelboard-control", mmap.PAGESIZE)
             self._ctl_map = mmap.mmap(ctl_fd, mmap.PAGESIZE)
             self.control = (ctypes.c_int64 * 2).from_buffer(self._ctl_map)
         read_end, write_end = os.pipe()
@@ -133,18 +133,24 @@ class Contestant:
     def receive(self, timeout: float, what: str) -> dict[str, Any]:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise self._stop_wall()
+            raise self.stop_wall()
         try:
             return self.channel.recv_reply(min(timeout, remaining))
         except TimeoutError:
             self.kill()
             if timeout >= remaining:
-                raise self._stop_wall() from None
+                raise self.stop_wall() from None
             raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)") from None
         except (ChannelClosed, BrokenPipeError, ConnectionResetError):
             raise self._stop_died(what) from None
+        except ProtocolError as exc:
+            self.kill()
+            raise self.broke_protocol(f"{exc} during {what}") from None
 
-    def _stop_wall(self) -> Stop:
+    def broke_protocol(self, what: str) -> Stop:
+        return Stop(Verdict.FAILED, f"the contestant's process broke the judge's protocol: {what}")
+
+    def stop_wall(self) -> Stop:
         self.kill()
         return Stop(Verdict.TIMEOUT, f"the job ran past its wall-clock limit of {self.limits.wall_s:g} s")
 
@@ -188,3 +194,9 @@ class Contestant:
             self.proc.wait(timeout=5)
         except Exception:
             pass
+        # Whatever else the submission left running is still below the judge (a subreaper): end it too.
+        for pid in freeze.descendants():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

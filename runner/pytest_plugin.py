@@ -24,7 +24,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--submission", type=Path, help="the file that defines custom_kernel(data)")
     group.addoption("--mode", choices=MODES, default="test", help="test (default), benchmark or leaderboard")
     group.addoption("--device", choices=DEVICES, default=None, help="cpu or cuda (default: cuda if available)")
-    group.addoption("--sandbox", choices=SANDBOXES, default="none", dest="kb_sandbox")
+    group.addoption("--sandbox", choices=SANDBOXES, default="", dest="kb_sandbox",
+                    help="bwrap, docker or none (default: what the platform uses)")
     group.addoption("--case-budget", type=float, default=None, dest="kb_case_budget")
 
 

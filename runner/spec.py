@@ -37,7 +37,7 @@ class JobSpec:
     source: str  # the submission's source text
     mode: str = "test"
     device: str = "cpu"  # cpu | cuda
-    sandbox: str = "none"
+    sandbox: str = ""  # bwrap | docker | none; "": what the platform uses (runner.sandbox.default_sandbox)
     # The run's secret seed. It reaches the judge only, over the judge's stdin; never argv or env.
     secret_seed: int | None = None
     threads: int = 1  # the contestant's CPU thread count, fixed per job
@@ -45,6 +45,8 @@ class JobSpec:
     filename: str = "submission.py"
     case_budget_s: float | None = None  # judge seconds per benchmark case; None: the mode's default
     call_s: float | None = None  # time limit of one call (and of the import); None: the mode's default
+    # Leaderboard mode without a sandbox is refused unless this is set: meant for the runner's own tests.
+    allow_unisolated: bool = False
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -71,6 +73,11 @@ class Stats:
     # The median window's per-call time: what the score uses. A window is a complete account of its
     # calls, so no shifting of work between calls moves it; a scheduler hiccup in one window does not.
     median: float | None = None
+    # Evidence of the CPU charge (CPU only): the median window's wall time per call, its CPU time per call
+    # over the thread allowance, and how many windows cost their CPU time because it was the larger.
+    wall_median: float | None = None
+    cpu_median: float | None = None
+    charged_windows: int = 0
 
 
 @dataclass

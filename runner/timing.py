@@ -19,13 +19,23 @@ class StoppingRule:
 
 @dataclass
 class Windows:
-    """Per-window (seconds, calls). Each window gives one sample of the per-call time."""
+    """Per-window (seconds, calls). Each window gives one sample of the per-call time.
+
+    `seconds` is what a window is charged: its wall time by the judge's clock, or, on a CPU, the CPU time
+    the contestant's processes used in it over the job's thread allowance when that is more. `wall` and
+    `cpu` keep both figures as evidence."""
 
     seconds: list[float] = field(default_factory=list)
     calls: list[int] = field(default_factory=list)
     joules: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
 
-    def add(self, seconds: float, calls: int, joules: float | None = None) -> None:
+    def add(self, seconds: float, calls: int, joules: float | None = None, cpu_s: float | None = None) -> None:
+        self.wall.append(seconds)
+        if cpu_s is not None:
+            self.cpu.append(cpu_s)
+            seconds = max(seconds, cpu_s)
         self.seconds.append(seconds)
         self.calls.append(calls)
         if joules is not None:
@@ -79,6 +89,9 @@ class Windows:
             bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
             joules_per_call=(sum(self.joules) / sum(self.calls)) if self.joules else None,
             median=self.median,
+            wall_median=statistics.median(w / c for w, c in zip(self.wall, self.calls, strict=True)),
+            cpu_median=statistics.median(t / c for t, c in zip(self.cpu, self.calls, strict=True)) if self.cpu else None,
+            charged_windows=sum(t > w for t, w in zip(self.cpu, self.wall, strict=False)),
         )
 
 

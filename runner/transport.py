@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from runner.channel import sealed_memfd
+
 ALIGN = 4096  # page-aligned slots: no two tensors share a cache line or a page
 
 
@@ -82,8 +84,7 @@ class CpuArena:
 
     def __init__(self, size: int):
         self.size = max(ALIGN, -(-size // ALIGN) * ALIGN)
-        self.fd = os.memfd_create("kernelboard-arena", os.MFD_CLOEXEC)
-        os.ftruncate(self.fd, self.size)
+        self.fd = sealed_memfd("kernelboard-arena", self.size)
         self.map = mmap.mmap(self.fd, self.size)
         self._next = 0
 

@@ -91,6 +91,21 @@ def rlimits(limits: Limits, device: str) -> list[tuple[int, tuple[int, int]]]:
     return out
 
 
+def drop_capabilities() -> None:
+    """In a child before exec, as root: empty the capability bounding set and the ambient set, so that the
+    program it execs holds no capability at all (a root without CAP_SYS_PTRACE cannot read a non-dumpable
+    judge's memory or descriptors, nor those of a caller that holds every capability), and set
+    no-new-privileges so that no setuid program gives any back."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    for cap in range(64):
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; past the last capability it fails, harmlessly
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+
+
 def die_with_parent() -> None:
     """In a child before exec: SIGKILL it when the judge dies, however the judge dies."""
     import ctypes
@@ -103,7 +118,10 @@ class Sandbox:
 
     name = "none"
     isolated = False
-    note = "not isolated: the contestant ran as an ordinary child process (sandbox none, for unit tests)"
+    note = (
+        "not isolated: the contestant ran as an ordinary child process without capabilities (sandbox none, "
+        "for unit tests; refused in leaderboard mode)"
+    )
 
     def prepare(self, job_dir: Path) -> None:
         """Before the judge starts (in the calling process): set the job directory up for this backend.
@@ -143,6 +161,8 @@ class Sandbox:
             die_with_parent()
             for which, value in limits:
                 resource.setrlimit(which, value)
+            if os.geteuid() == 0:
+                drop_capabilities()
 
         return subprocess.Popen(
             [sys.executable, *argv],

@@ -1,0 +1,188 @@
+"""Attacks on the judge that do not depend on the problem, written once and applied to every problem by
+appending them to the problem's honest solution (a submission reaches the sandbox as one file).
+
+Each attack wraps the honest `custom_kernel`, so that the kernel's outputs stay right: whatever the attack
+gains, it gains from the judge, never from a wrong answer being accepted. `test_trust.py` states what each
+must get on each backend.
+"""
+
+FAKE_SCORE = 1.2e-7  # what a forged report claims; no honest run of any case gets near it
+
+WRAP = "\n\n_honest_kernel = custom_kernel\n"
+
+# Writes a passing report, in the judge's frame format and as bare JSON, into every stream of the judge and
+# of its caller that it can open, then kills the judge so that the forgery is all the caller gets.
+FORGE_REPORT = WRAP + f'''
+import json as _json
+import os as _os
+import signal as _signal
+
+_FAKE = _json.dumps({{"verdict": "passed", "message": "", "score_s": {FAKE_SCORE}, "cases": []}}).encode()
+_FRAMES = [
+    b"KB1 started 0 " + b"0" * 64 + b"\\n",
+    b"KB1 report %d %s\\n" % (len(_FAKE), b"0" * 64) + _FAKE,
+    _FAKE,
+]
+
+
+def _ancestors():
+    pid, out = _os.getpid(), []
+    for _ in range(4):
+        try:
+            with open(f"/proc/{{pid}}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        if pid <= 0:
+            break
+        out.append(pid)
+    return out
+
+
+def custom_kernel(data):
+    for pid in _ancestors():
+        for fd in range(64):
+            try:
+                target = _os.open(f"/proc/{{pid}}/fd/{{fd}}", _os.O_WRONLY | _os.O_NONBLOCK)
+            except OSError:
+                continue
+            for frame in _FRAMES:
+                try:
+                    _os.write(target, frame)
+                except OSError:
+                    pass
+            _os.close(target)
+    try:
+        _os.kill(_os.getppid(), _signal.SIGKILL)
+    except OSError:
+        pass
+    return _honest_kernel(data)
+'''
+
+# Kills the process that started it: under `none` that is the judge itself.
+KILL_JUDGE = WRAP + '''
+import os as _os
+import signal as _signal
+
+
+def custom_kernel(data):
+    try:
+        _os.kill(_os.getppid(), _signal.SIGKILL)
+    except OSError:
+        pass
+    return _honest_kernel(data)
+'''
+
+# A helper thread started inside each call and joined before it returns, keeping a second core busy with
+# torch work (which releases the GIL) for the whole call: the pattern of a kernel that splits its work over
+# threads the job was not given.
+IN_CALL_THREAD = WRAP + '''
+import threading as _threading
+
+import torch as _torch
+
+_work = _torch.rand(160, 160)
+
+
+def custom_kernel(data):
+    stop = _threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            _work @ _work
+
+    helper = _threading.Thread(target=spin)
+    helper.start()
+    try:
+        return _honest_kernel(data)
+    finally:
+        stop.set()
+        helper.join()
+'''
+
+# A double-forked daemon in a session of its own, started at import: outside the contestant's process
+# tree as the tree used to be walked, it burns a second core for the whole job.
+ORPHAN_SPINNER = WRAP + '''
+import os as _os
+
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        while True:
+            pass
+    _os._exit(0)
+_os.wait()
+custom_kernel = _honest_kernel
+'''
+
+# Replies to the judge with something other than one small JSON object that answers its command.
+_BAD_REPLY = WRAP + """
+import runner.channel as _channel
+
+_send = _channel.Channel._send_frame
+
+
+def _bad(self, payload, fds=()):
+    if b'"aliases"' in payload:
+        payload = PAYLOAD
+    return _send(self, payload, fds)
+
+
+_channel.Channel._send_frame = _bad
+custom_kernel = _honest_kernel
+"""
+BAD_REPLIES = {
+    name: _BAD_REPLY.replace("PAYLOAD", payload)
+    for name, payload in {
+        "nested": 'b"[" * 200_000 + b"]" * 200_000',
+        "oversized": "b'{\"ok\": true, \"pad\": \"' + b'x' * (2 << 20) + b'\"}'",
+        "not_json": 'b"\\xff\\xfe not json"',
+        "a_list": 'b"[1, 2, 3]"',
+        "no_nonce": """b'{"ok": true, "aliases": []}'""",
+    }.items()
+}
+
+# Claims outputs alias inputs they do not, with extra entries: once, that made the inputs writable.
+EXTRA_ALIASES = WRAP + '''
+import __main__ as _harness  # the contestant runs as `python -m runner.contestant`
+
+_store = _harness.Harness.store
+
+
+def _store_more(self, result, slot):
+    return _store(self, result, slot) + [0, 1, 2]
+
+
+_harness.Harness.store = _store_more
+custom_kernel = _honest_kernel
+'''
+
+# Shrinks the arena it shares with the judge, which once made the judge die of SIGBUS.
+SHRINK_ARENA = WRAP + '''
+import os as _os
+
+
+def custom_kernel(data):
+    for fd in range(3, 256):
+        try:
+            if "kernelboard-arena" in _os.readlink(f"/proc/self/fd/{fd}"):
+                _os.ftruncate(fd, 0)
+        except FileNotFoundError:
+            pass
+    return _honest_kernel(data)
+'''
+
+# Honest twins: what the judge must not flag or slow down.
+IDLE_THREAD_AT_IMPORT = WRAP + '''
+import threading as _threading
+import time as _time
+
+
+def _idle():
+    while True:
+        _time.sleep(3600)
+
+
+_threading.Thread(target=_idle, daemon=True).start()
+custom_kernel = _honest_kernel
+'''

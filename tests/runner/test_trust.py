@@ -1,0 +1,142 @@
+"""The judge's verdicts cannot be forged, bought or broken: tests/runner/attacks.py's attacks, each appended
+to every problem's honest solution, judged for real (a judge and a contestant process pair) on the
+backends this machine has; and their honest twins, which must pass unflagged.
+
+- a forged report never passes, on any backend; a judge killed or confused by the contestant gives the
+  submission a verdict of its own (`error` or `failed`), never a platform fault (which the platform retries);
+- on a CPU, work spread over threads or processes beyond the job's allowance is charged as CPU time;
+- threads within the allowance, and idle threads, are not flagged.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from runner import JobSpec, execute
+from runner.problem import list_problems, load_problem
+from tests.runner import attacks
+from tests.runner.test_solutions import describe
+
+QUICK = {"case_budget_s": 0.05, "call_s": 30}
+
+
+def _backends() -> list:
+    out = [pytest.param("none", id="none"), pytest.param("bwrap", id="bwrap")]
+    out.append(pytest.param("docker", id="docker", marks=pytest.mark.docker))
+    return out
+
+
+@pytest.fixture(params=_backends())
+def backend(request) -> str:
+    if request.param == "bwrap" and not shutil.which("bwrap"):
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+    if request.param == "docker":
+        from tests.hostile.conftest import _docker_missing
+
+        missing = _docker_missing()
+        if missing:
+            pytest.skip(f"no docker here: {missing}")
+    return request.param
+
+
+def honest(problem: str) -> str:
+    """The problem's first PyTorch correct solution."""
+    solution = next(s for s in load_problem(problem).solutions("correct") if s.path.name.startswith("pytorch"))
+    return solution.path.read_text()
+
+
+def judge(problem: str, attack: str, *, mode: str = "benchmark", sandbox: str = "none", **kw):
+    return execute(JobSpec(problem=problem, source=honest(problem) + attack, mode=mode, device="cpu",
+                           sandbox=sandbox, allow_unisolated=True, **{**QUICK, **kw}))
+
+
+def timed(report):
+    return [c for c in report.cases if c.kind != "test"]
+
+
+# ---- forged, killed, confused: never believed, never a platform fault ----------------------------------
+
+
+def test_a_forged_report_never_passes(backend):
+    report = judge("vectoradd", attacks.FORGE_REPORT, mode="leaderboard", sandbox=backend)
+    assert not report.platform_fault, describe(report)
+    assert report.score_s != attacks.FAKE_SCORE, describe(report)
+    if backend == "none":  # it can reach and kill the judge there: the run is its own error
+        assert report.verdict == "error", describe(report)
+        assert "without a valid report from the judge" in report.message, describe(report)
+    else:  # a sandbox keeps it from the judge and its streams: the judge reports the honest kernel
+        assert report.verdict == "passed", describe(report)
+        assert all(c.stats and c.stats.median > 1e-6 for c in timed(report)), describe(report)
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_a_killed_judge_is_the_submissions_error(problem):
+    report = judge(problem, attacks.KILL_JUDGE)
+    assert report.verdict == "error" and not report.platform_fault, describe(report)
+    assert "the judge was killed by SIGKILL before it reported" in report.message, describe(report)
+
+
+@pytest.mark.parametrize("shape", sorted(attacks.BAD_REPLIES))
+@pytest.mark.parametrize("problem", list_problems())
+def test_a_malformed_reply_is_the_submissions_failure(problem, shape):
+    report = judge(problem, attacks.BAD_REPLIES[shape])
+    assert report.verdict == "failed" and not report.platform_fault, describe(report)
+    assert "broke the judge's protocol" in report.message, describe(report)
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_alias_claims_that_do_not_hold_are_out_of_protocol(problem):
+    report = judge(problem, attacks.EXTRA_ALIASES)
+    assert report.verdict == "failed" and not report.platform_fault, describe(report)
+    assert "a malformed list of outputs" in report.message, describe(report)
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_the_shared_arena_cannot_be_shrunk(problem):
+    report = judge(problem, attacks.SHRINK_ARENA)
+    assert report.verdict == "error" and not report.platform_fault, describe(report)
+    assert "PermissionError" in report.message and "Operation not permitted" in report.message, describe(report)
+
+
+# ---- compute beyond the allowance is charged ------------------------------------------------------------
+
+
+def _charged(report) -> bool:
+    """Every timed case cost its CPU time, not its wall time, in most windows."""
+    return all(c.stats.charged_windows * 2 >= c.stats.windows and c.stats.median > 1.3 * c.stats.wall_median
+               for c in timed(report))
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_a_helper_thread_inside_the_call_is_charged(problem):
+    report = judge(problem, attacks.IN_CALL_THREAD, mode="leaderboard")
+    assert report.verdict == "passed", describe(report)
+    assert report.flags == [], describe(report)
+    assert _charged(report), describe(report)
+
+
+@pytest.mark.parametrize("problem", ["vectoradd", "matmul"])
+def test_a_double_forked_helper_stays_in_the_tree_and_is_charged(problem, backend):
+    report = judge(problem, attacks.ORPHAN_SPINNER, sandbox=backend)
+    assert report.verdict == "passed", describe(report)
+    assert _charged(report), describe(report)
+
+
+# ---- honest twins: not flagged, not charged -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_an_idle_thread_started_at_import_is_not_flagged(problem):
+    report = judge(problem, attacks.IDLE_THREAD_AT_IMPORT, mode="leaderboard")
+    assert report.verdict == "passed" and report.flags == [], describe(report)
+    assert report.env["contestant_threads"]["after_import"] > report.env["contestant_threads"]["runtime"]
+
+
+@pytest.mark.parametrize("problem", list_problems())
+def test_torch_threads_within_the_allowance_are_neither_flagged_nor_charged(problem):
+    report = judge(problem, "", mode="leaderboard", threads=2)
+    assert report.verdict == "passed" and report.flags == [], describe(report)
+    for case in timed(report):  # within two threads, CPU time over the allowance stays below the wall time
+        assert case.stats.charged_windows * 4 <= case.stats.windows, describe(report)
