@@ -1,7 +1,9 @@
 """Attack: leave busy threads running after custom_kernel returns (work that escapes the timer, or a CPU
-hog for the next call). Expected: flagged, naming the threads; they die with the job."""
+hog for the next call). Expected: they buy nothing and cost the submission: frozen with the rest of it
+between windows, their CPU time inside a window is charged to it, the report records them as evidence,
+and they die with the job."""
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import describe
 
 SOURCE = '''
 import threading
@@ -9,8 +11,9 @@ import torch
 
 
 def spin():
+    x = torch.rand(128, 128)
     while True:
-        pass
+        x @ x  # torch releases the GIL: a second core kept busy
 
 
 def custom_kernel(data):
@@ -21,7 +24,10 @@ def custom_kernel(data):
 '''
 
 
-def test_threads_left_running_are_flagged_and_die_with_the_job(hostile):
-    report = hostile(SOURCE)
-    assert report.verdict == "flagged", describe(report)
-    assert "thread(s)" in one_line(report), describe(report)
+def test_threads_left_running_buy_nothing_are_recorded_and_die_with_the_job(hostile):
+    report = hostile(SOURCE, mode="benchmark")
+    assert report.verdict == "passed" and report.flags == [], describe(report)
+    threads = report.env["contestant_threads"]
+    assert threads["most"] >= threads["after_import"] + 2, threads
+    timed = [c for c in report.cases if c.stats]
+    assert timed and all(c.stats.cpu_median > c.stats.wall_median for c in timed), describe(report)
