@@ -16,9 +16,14 @@ def spin():
         x @ x  # torch releases the GIL: a second core kept busy
 
 
+started = []
+
+
 def custom_kernel(data):
-    for _ in range(2):
-        threading.Thread(target=spin, daemon=True).start()
+    if not started:  # at the first call, once
+        started.append(True)
+        for _ in range(2):
+            threading.Thread(target=spin, daemon=True).start()
     A, B, C = data
     return torch.add(A, B, out=C)
 '''
@@ -30,4 +35,4 @@ def test_threads_left_running_buy_nothing_are_recorded_and_die_with_the_job(host
     threads = report.env["contestant_threads"]
     assert threads["most"] >= threads["after_import"] + 2, threads
     timed = [c for c in report.cases if c.stats]
-    assert timed and all(c.stats.cpu_median > c.stats.wall_median for c in timed), describe(report)
+    assert any(c.stats.cpu_median > c.stats.wall_median for c in timed), describe(report)  # charged
