@@ -55,7 +55,8 @@ RUN groupadd --gid 10002 contestant \
 
 COPY runner /opt/kernelboard/runner
 COPY problems /opt/kernelboard/problems
-RUN chmod -R a+rX,go-w /opt/kernelboard && python -m compileall -q /opt/kernelboard/runner
+# /tmp 0700: the engine gives a tmpfs the mode of the directory it covers, and the judge's /tmp is its own.
+RUN chmod -R a+rX,go-w /opt/kernelboard && python -m compileall -q /opt/kernelboard/runner && chmod 0700 /tmp
 
 WORKDIR /opt/kernelboard
 ENV PYTHONPATH=/opt/kernelboard

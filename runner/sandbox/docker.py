@@ -286,9 +286,17 @@ class DockerSandbox(Sandbox):
                 f"rebuild it with {REBUILD}"
             )
         self._digest = image.id
+        uid = IMAGE_UID
         if uids.can_switch_uid():
             self._lease = uids.acquire()
-            _account_files(job_dir, self._lease.uid)
+            uid = self._lease.uid
+            _account_files(job_dir, uid)
+        # The engine gives the scratch tmpfs the owner and mode of the directory it covers; the judge also
+        # learns the contestant's uid from it.
+        scratch = job_dir / "scratch"
+        if os.geteuid() == 0:
+            os.chown(scratch, uid, uid)
+        scratch.chmod(0o700)
 
     def run_judge(self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float) -> JudgeRun:
         from runner.spec import JobSpec

@@ -10,6 +10,7 @@ from tests.hostile.judging import describe, one_line
 MARK = "kb-hostile-pwned"
 SOURCE = '''
 import os
+import runner
 import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +25,8 @@ for path in [os.path.join(here, "MARK"), os.path.join(here, "submission.py"), os
         print("WROTE", path)
     except OSError as exc:
         print("blocked", path, exc)
-with open("RUNNER_DIR/MARK.py", "w") as f:
+# The runner package as the sandbox shows it (a host path under bwrap, the image's copy under docker).
+with open(os.path.join(os.path.dirname(runner.__file__), "MARK.py"), "w") as f:
     f.write("raise SystemExit('pwned')")
 
 
@@ -36,7 +38,7 @@ def custom_kernel(data):
 
 def test_nothing_outside_scratch_can_be_written(hostile):
     runner_dir = RUNNER_ROOT / "runner"
-    report = hostile(SOURCE.replace("MARK", MARK).replace("RUNNER_DIR", str(runner_dir)))
+    report = hostile(SOURCE.replace("MARK", MARK))
     assert report.verdict == "error", describe(report)
     assert "Read-only file system" in one_line(report), describe(report)
     assert "scratch ok" in report.logs and "WROTE" not in report.logs, describe(report)
