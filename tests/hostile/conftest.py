@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from runner.sandbox import uids
-from tests.docker import engine
+from tests.containers import engine
 from tests.hostile.judging import CORRECT, SECRET, SECRET_ENV, Hostile, describe
 
 

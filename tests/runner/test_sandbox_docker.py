@@ -1,7 +1,7 @@
 """The docker backend's configuration, checked without an engine: `container_config` goes through the docker
 SDK's own argument builder (what `containers.create` does before it sends anything), and the tests read the
-request the engine would get. The tests at the end run real jobs on the engine (tests/docker/engine.py says
-when they skip); tests/docker/ has more."""
+request the engine would get. The tests at the end run real jobs on the engine (tests/containers/engine.py says
+when they skip); tests/containers/ has more."""
 
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from runner.sandbox.docker import (
     container_config,
     describe,
 )
-from tests.docker import engine
+from tests.containers import engine
 
 JOB = Path("/tmp/kb-job-abc123")
 API_VERSIONS = ["1.41", docker.constants.DEFAULT_DOCKER_API_VERSION]  # Debian's 20.10 engine; the SDK's own
