@@ -30,7 +30,8 @@ API_VERSIONS = ["1.41", docker.constants.DEFAULT_DOCKER_API_VERSION]  # Debian's
 
 def config(device="cuda", **kw):
     kw = {"job_dir": JOB, "job_name": "kernelboard-kb-job-abc123", "limits": limits_for("leaderboard"),
-          "device": device, "threads": 1, "gpu": "3", "uid": 61003, "host_cpus": 8, **kw}
+          "device": device, "threads": 1, "gpu": "3", "uid": 61003, "host_cpus": 8,
+          "image": "kernelboard-runner:latest", **kw}
     return container_config(**kw)
 
 
