@@ -91,6 +91,7 @@ class Judge:
         self.cases: list[CaseResult] = []
         self.contestant = contestant
         self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
+        self.launchers: set[int] = set()  # the sandbox's own processes (runner/freeze.py)
         self.platform_fault = False
         self.frozen: list[int] = []
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
@@ -118,6 +119,7 @@ class Judge:
             self.platform_fault = True
             raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
         self.threads["runtime"] = self.threads_now()
+        self.launchers = freeze.launchers()
         ready = self.contestant.receive(self.limits.import_s, "the import")
         if ready.get("ok") is not True:
             raise Stop(Verdict.ERROR, f"the submission could not be loaded: {_text(ready.get('error'))}")
@@ -204,13 +206,13 @@ class Judge:
                     dst.copy_(src)
                 for t in lay.outputs[slot]:
                     _poison(t)
-            cpu0, alive0 = freeze.cpu_seconds(self.frozen)
+            cpu0, alive0 = freeze.cpu_seconds(self.frozen, self.launchers)
             self._thaw()
             t0 = time.perf_counter_ns()
             reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
             elapsed = (time.perf_counter_ns() - t0) * 1e-9
             self._freeze()
-            cpu1, alive1 = freeze.cpu_seconds(self.frozen)
+            cpu1, alive1 = freeze.cpu_seconds(self.frozen, self.launchers)
             # A process that ended inside the window is known to the clock tick only: charge it a tick more.
             cpu = cpu1 - cpu0 + len(alive0 - alive1) * freeze.TICK_S
             # frozen: the slots hold exactly what they held at done
