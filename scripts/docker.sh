@@ -6,12 +6,10 @@
 #   scripts/docker.sh stop     stop the dockerd that `start` started (the pid it recorded), nothing else
 #   scripts/docker.sh base     kernelboard-base:bookworm from debootstrap, unless it exists
 #   scripts/docker.sh image    the CPU runner image, rebuilt only when its code hash changed
+#   scripts/docker.sh cuda     the CUDA runner image, for GPU hosts (its base and torch come from registries)
 #   scripts/docker.sh setup    all of the above that is missing (what `make test` runs)
 #   scripts/docker.sh status   whether an engine answers and whether the image matches the checkout
 #
-# GPU hosts build the CUDA image instead (its FROM is the nvidia/cuda image, pulled from a registry):
-#   docker build -f docker/runner.Dockerfile --label kernelboard.code-hash=$(scripts/docker.sh hash) \
-#     -t kernelboard-runner:latest .
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,20 +24,25 @@ say() { echo "docker.sh: $*"; }
 
 engine_answers() { docker info >/dev/null 2>&1; }
 
+# install_missing COMMAND PACKAGE: Debian's package, where the command is missing and we are root.
+install_missing() {
+  command -v "$1" >/dev/null && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    say "$1 is missing: install Debian's $2 (apt-get install $2)"
+    return 1
+  fi
+  say "installing $2 from Debian's packages"
+  apt-get install -y -qq "$2" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$2" >/dev/null 2>&1; }
+}
+
 start() {
   if engine_answers; then return 0; fi
   if [ "$(id -u)" != 0 ]; then
     say "no Docker engine answers and we are not root: start one (dockerd --bridge=none --iptables=false --ip-forward=false)"
     return 1
   fi
-  need=()
-  command -v dockerd >/dev/null || need+=(docker.io)
-  command -v debootstrap >/dev/null || need+=(debootstrap)
-  if [ ${#need[@]} -gt 0 ]; then
-    say "installing ${need[*]} from Debian's packages"
-    apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${need[@]}" >/dev/null 2>&1; }
-  fi
+  install_missing dockerd docker.io
   mkdir -p "$STATE"
   # No bridge: a container only ever gets network none (jobs) or host (image builds). Never add a bridge
   # network: nothing here may send traffic to private address ranges.
@@ -70,6 +73,7 @@ stop() {
 
 base() {
   if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then return 0; fi
+  install_missing debootstrap debootstrap
   local root
   root=$(mktemp -d /tmp/kb-base-XXXXXX)
   say "making $BASE_IMAGE with debootstrap from $MIRROR (about a minute)"
@@ -120,6 +124,15 @@ image() {
   docker image prune -f >/dev/null
 }
 
+cuda() {
+  local want have
+  want=$(hash)
+  have=$(docker image inspect -f '{{ index .Config.Labels "kernelboard.code-hash" }}' "$RUNNER_IMAGE" 2>/dev/null || true)
+  if [ "$have" = "$want" ]; then return 0; fi
+  say "building the CUDA $RUNNER_IMAGE (code hash ${want:0:12})"
+  docker build -f docker/runner.Dockerfile --label kernelboard.code-hash="$want" -t "$RUNNER_IMAGE" .
+}
+
 torch_wheel() {
   local want
   want=$(grep '^torch==' requirements.lock | cut -d= -f3)
@@ -148,8 +161,9 @@ case "${1:-setup}" in
   stop) stop ;;
   base) start && base ;;
   image) start && image ;;
+  cuda) start && cuda ;;
   setup) start && image ;;
   hash) hash ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|base|image|setup|hash|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|base|image|cuda|setup|hash|status" >&2; exit 2 ;;
 esac
