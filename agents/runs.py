@@ -96,7 +96,7 @@ def make_run(
     seed: int = 0,
     variant: str = "ttt-discover",
     out_dir: str | Path | None = None,
-    sandbox: str = "none",
+    sandbox: str = "",
     case_budget_s: float | None = 0.2,
     workers: int = 1,
     llm: LLMOptions | None = None,

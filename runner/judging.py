@@ -390,6 +390,12 @@ class Judge:
                 if time.monotonic() > self.deadline:
                     raise self.contestant.stop_wall()
             result.stats = windows.stats(flops, nbytes_moved)
+            if result.stats.charged_windows * 2 > result.stats.windows:
+                result.message = (
+                    f"scored by the CPU time of its threads and processes, "
+                    f"{result.stats.cpu_median / result.stats.wall_median:.2g} times the wall time: the job "
+                    f"allows {self.spec.threads} thread(s)"
+                )
             if floor is not None and result.stats.median < floor:
                 result.status = "flagged"
                 result.message = (

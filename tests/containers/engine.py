@@ -1,12 +1,18 @@
 """Whether the docker tests can run here: a Docker engine that answers and the runner image of this
 checkout. Where either is missing a test skips with the reason, except under CI (CI=true), where the
-set-up (scripts/docker.sh setup, run by `make test`) must have provided both: there it fails instead."""
+set-up (scripts/docker.sh setup, run by `make test`) must have provided both: there it fails instead.
+
+An image older than the checkout (someone changed runner/ or problems/ since the set-up) is rebuilt first,
+where an engine answers: a few seconds, since only the last layers change."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
+
+from runner.sandbox import RUNNER_ROOT
 
 
 def missing() -> str | None:
@@ -28,6 +34,10 @@ def missing() -> str | None:
 
 def require() -> None:
     why = missing()
+    if why and "scripts/docker.sh image" in why:  # an engine answers; the image is missing or stale
+        subprocess.run(["bash", "scripts/docker.sh", "image"], cwd=RUNNER_ROOT, timeout=900,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        why = missing()
     if why is None:
         return
     if os.environ.get("CI"):
