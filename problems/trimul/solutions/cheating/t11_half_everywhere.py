@@ -1,9 +1,12 @@
 """Cheat (threat 11): runs the whole module in float16, inputs and weights included, and casts back. On
-standard normal inputs that is within the tolerance; the heavy-tailed Cauchy inputs overflow float16's range
-(65504) and the output turns to NaN. Beaten by the adversarial (Cauchy) inputs in tests and benchmarks.
+GPU MODE's standard normal inputs that is within the tolerance; the heavy-tailed Cauchy inputs overflow
+float16's range (65504) and the output turns to NaN, and the per-position offsets of x (64 to 256 times
+its spread) are beyond fp16's resolution (on about nine calls in ten of the normal cases, the others
+passing by luck). Beaten by the adversarial inputs in tests and benchmarks: the first failing case may be
+a normal or a Cauchy one, hence the message.
 
 expect: failed
-message: distribution=cauchy
+message: wrong output on call
 threat: 11
 """
 
