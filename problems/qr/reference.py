@@ -25,6 +25,7 @@ CHECK_ELEMENTS = 1 << 25  # float64 elements per chunk of the batch in the check
 
 PROFILES = ("dense", "rankdef", "nearrank", "clustered", "band", "rowscale", "nearcollinear", "upper")
 CASES = PROFILES + ("mixed",)
+MAGNITUDE = 20  # each matrix is scaled by 2**e, e in [-20, 20]: about 1e-6 to 1e6
 
 
 def ref_kernel(data: input_t) -> output_t:
@@ -90,22 +91,34 @@ def _profile(kind: str, count: int, n: int, cond: float, gen, device) -> torch.T
     raise ValueError(f"unknown case {kind!r}; the cases are {', '.join(CASES)}")
 
 
+def _magnitudes(gen, device, batch: int) -> torch.Tensor:
+    """One factor per matrix, (batch, 1, 1): a random sign times 2 ** e, e an integer uniform in
+    [-MAGNITUDE, MAGNITUDE]. Exact in float32 (a power of two), so that the factorization and the check,
+    both scale-invariant, are unchanged, while a kernel with an absolute threshold (a column "zero" below
+    some fixed norm, an eps added to a norm) meets entries from 1e-6 to 1e6 times the usual."""
+    e = torch.randint(-MAGNITUDE, MAGNITUDE + 1, (batch, 1, 1), generator=gen, device=device)
+    sign = torch.where(_rand(gen, device, batch, 1, 1) < 0.5, -1.0, 1.0)
+    return torch.exp2(e.float()) * sign
+
+
 def generate_input(batch: int, n: int, cond: float, case: str, seed: int, device: str = "cuda") -> input_t:
     """A (batch, n, n) float32 batch of one structure, or for "mixed" each matrix with its own structure at
-    a random position in the batch (every structure appears when batch >= 8)."""
+    a random position in the batch (every structure appears when batch >= 8); each matrix then multiplied by
+    its own random power of two and sign (_magnitudes)."""
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     if case != "mixed":
-        return _profile(case, batch, n, cond, gen, device).contiguous()
-    order = torch.randperm(len(PROFILES), generator=gen, device=device).tolist()
-    kinds = [PROFILES[order[i % len(PROFILES)]] for i in range(batch)]
-    position = torch.randperm(batch, generator=gen, device=device)
-    A = torch.empty(batch, n, n, dtype=torch.float32, device=device)
-    for kind in PROFILES:
-        where = position[[i for i, k in enumerate(kinds) if k == kind]]
-        if len(where):
-            A[where] = _profile(kind, len(where), n, cond, gen, device)
-    return A
+        A = _profile(case, batch, n, cond, gen, device).contiguous()
+    else:
+        order = torch.randperm(len(PROFILES), generator=gen, device=device).tolist()
+        kinds = [PROFILES[order[i % len(PROFILES)]] for i in range(batch)]
+        position = torch.randperm(batch, generator=gen, device=device)
+        A = torch.empty(batch, n, n, dtype=torch.float32, device=device)
+        for kind in PROFILES:
+            where = position[[i for i, k in enumerate(kinds) if k == kind]]
+            if len(where):
+                A[where] = _profile(kind, len(where), n, cond, gen, device)
+    return A.mul_(_magnitudes(gen, device, batch))
 
 
 # ---- the check ----------------------------------------------------------------------------------------
