@@ -150,6 +150,7 @@ def main() -> None:
         torch.empty(1, device="cuda")
     torch.add(torch.ones(64), torch.ones(64))  # and so do the CPU runtime's
     channel.send_reply({"ok": True, "stage": "runtime"})
+    channel.recv_command()  # the judge's word to import the submission, once it has looked at the runtime
     harness = Harness(channel, hello)
     if fds:
         import mmap

@@ -118,9 +118,10 @@ class Judge:
         if runtime.get("ok") is not True:
             self.platform_fault = True
             raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
+        # The contestant waits for the word to import: what is counted now is the runtime's own.
         self.threads["runtime"] = self.threads_now()
         self.launchers = freeze.launchers()
-        ready = self.contestant.receive(self.limits.import_s, "the import")
+        ready = self.contestant.request({"op": "import"}, self.limits.import_s, "the import")
         if ready.get("ok") is not True:
             raise Stop(Verdict.ERROR, f"the submission could not be loaded: {_text(ready.get('error'))}")
         self.threads["after_import"] = self.threads_now()
