@@ -25,5 +25,7 @@ def test_the_database_file_cannot_be_read(hostile, platform):
     source = SOURCE.replace("PLANTED_DB", str(platform["db"])).replace("REAL_DB", str(RUNNER_ROOT / "var" / "db.sqlite3"))
     report = hostile(source)
     assert report.verdict == "error", describe(report)
-    assert "No such file or directory" in one_line(report), describe(report)
+    # Absent from bwrap's private root; under docker, a host path under /tmp meets the judge's /tmp (0700).
+    unreachable = ["No such file or directory"] + (["Permission denied"] if hostile.backend == "docker" else [])
+    assert any(reason in one_line(report) for reason in unreachable), describe(report)
     assert SECRET not in report.logs and "READ" not in report.logs, describe(report)
