@@ -3,6 +3,7 @@ triangle product in float8, which a checker with loose tolerances or easy inputs
 Beaten by the tolerance (2e-2) and fresh inputs.
 
 expect: failed
+message: wrong output on call
 threat: 11
 """
 
