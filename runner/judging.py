@@ -208,14 +208,18 @@ class Judge:
                 for t in lay.outputs[slot]:
                     _poison(t)
             cpu0, alive0 = freeze.cpu_seconds(self.frozen, self.launchers)
+            thawed = time.perf_counter_ns()
             self._thaw()
             t0 = time.perf_counter_ns()
             reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
             elapsed = (time.perf_counter_ns() - t0) * 1e-9
             self._freeze()
+            outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed  # thawing and freezing: off the clock
             cpu1, alive1 = freeze.cpu_seconds(self.frozen, self.launchers)
             # A process that ended inside the window is known to the clock tick only: charge it a tick more.
-            cpu = cpu1 - cpu0 + len(alive0 - alive1) * freeze.TICK_S
+            # What the allowed threads could do while the tree was thawed but the clock not running (torch's
+            # pool spinning down, the freeze itself) is not charged; anything beyond that is.
+            cpu = max(0.0, cpu1 - cpu0 + len(alive0 - alive1) * freeze.TICK_S - self.spec.threads * outside)
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         joules = None
