@@ -245,8 +245,9 @@ class Judge:
 
     def _aliases(self, reply: dict[str, Any], k: int, n_outputs: int, n_inputs: int, case: Case) -> list[list]:
         """Per call, per output: the input tensor it is (the kernel wrote the answer into it and returned
-        it), or None (copied into its output slot). Only where to read an output: an alias never makes an
-        input writable, so a claim about a read-only input holds only if that input is unchanged."""
+        it), or None (copied into its output slot). Exactly one entry per output, each input named at most
+        once: the judge then reads that output from that input, so a false claim gains nothing, and no
+        input changes unchecked."""
         aliases = reply.get("aliases")
         ok = type(aliases) is list and len(aliases) == k and all(
             type(call) is list and len(call) == n_outputs
@@ -290,8 +291,10 @@ class Judge:
         """Every output against the reference on the judge's private inputs, and the inputs unchanged
         (but for the output buffers the problem declares writable). Adds each call's cost to the judge's
         cost samples."""
-        writable = set(self.problem.writable_inputs)
-        for slot, (data, (got, _aliases, inputs_after)) in enumerate(zip(datas, outputs, strict=True)):
+        for slot, (data, (got, aliases, inputs_after)) in enumerate(zip(datas, outputs, strict=True)):
+            # An input an output is (the kernel wrote its answer there and returned it) holds that output,
+            # which is checked next: it may change. Every other input must not (unless declared writable).
+            writable = set(self.problem.writable_inputs) | {a for a in aliases if a is not None}
             started = time.perf_counter()
             for j, (view, original) in enumerate(zip(inputs_after, tensors_of(data), strict=True)):
                 if j not in writable and not same_bits(view, original):
