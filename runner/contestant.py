@@ -32,6 +32,42 @@ def describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def describe_data(data: Any) -> str:
+    """What `data` holds, as a person would write it: "a tuple of 3 (a float16 tensor of shape (64, 64),
+    ...)"."""
+    import torch
+
+    if isinstance(data, torch.Tensor):
+        return f"a {str(data.dtype).removeprefix('torch.')} tensor of shape {tuple(data.shape)}"
+    if isinstance(data, (tuple, list)):
+        inner = ", ".join(describe_data(x) for x in data)
+        return f"a {type(data).__name__} of {len(data)} ({inner})"
+    if isinstance(data, dict):
+        return "a dict with keys " + ", ".join(repr(k) for k in data)
+    return f"a {type(data).__name__}"
+
+
+MISSING_MODULE = (
+    "; the sandbox has torch, triton and numpy, and every problem provides `task` (input_t, output_t) and "
+    "`utils` (set_seed, DeterministicContext, DisableCuDNNTF32, clear_l2_cache, make_match_reference, "
+    "verbose_allclose)"
+)
+
+
+def hint(exc: BaseException, data: Any, device: str) -> str:
+    """What to change, for the mistakes people make most with a problem's `data` and device."""
+    text = str(exc)
+    unpacking = "values to unpack" in text or "cannot unpack" in text
+    if data is not None and isinstance(exc, (ValueError, TypeError)) and unpacking:
+        return f"; for this problem `data` is {describe_data(data)}"
+    cuda_only = ("Torch not compiled with CUDA enabled", "Found no NVIDIA driver", "no CUDA GPUs are available",
+                 "CUDA driver initialization failed")
+    if device == "cpu" and any(sign in text for sign in cuda_only):
+        return ("; this run is on the CPU: create tensors on the inputs' device (`x.device`) instead of "
+                "calling .cuda() or naming device='cuda'")
+    return ""
+
+
 class OutputError(Exception):
     """custom_kernel returned something other than the output the problem declares."""
 
@@ -46,6 +82,7 @@ class Harness:
         self.inputs: list[Any] = []
         self.outputs: list[list[Any]] = []
         self.control = None  # GPU: shared go/done counters
+        self.output_dtype = "exact"  # the problem's output policy (runner.problem.Problem.output_dtype)
 
     def load(self, path: str) -> None:
         sys.path.insert(0, os.path.dirname(path))
@@ -66,6 +103,7 @@ class Harness:
             self.old_arenas.append(self.arena)
         self.inputs = [replace_tensors(s, lambda r: open_ref(r, self.arena), TensorRef) for s in message["inputs"]]
         self.outputs = [[open_ref(r, self.arena) for r in refs] for refs in message["outputs"]]
+        self.output_dtype = message.get("output_dtype", "exact")
 
     def store(self, result: Any, slot: int) -> list[int | None]:
         """Check what custom_kernel returned against the reference's output and put it where the judge
@@ -84,7 +122,8 @@ class Harness:
             which = f"output {i}" if len(expected) > 1 else "custom_kernel"
             if type(out) is not torch.Tensor:
                 raise OutputError(f"{which} returned {describe(out)}; expected a plain torch.Tensor")
-            if out.dtype != want.dtype:
+            widened = self.output_dtype == "floating" and out.is_floating_point() and want.is_floating_point()
+            if out.dtype != want.dtype and not widened:
                 raise OutputError(
                     f"{which} returned a {str(out.dtype).removeprefix('torch.')} tensor; "
                     f"expected {str(want.dtype).removeprefix('torch.')}"
@@ -95,7 +134,7 @@ class Harness:
                 raise OutputError(f"{which} returned a tensor on {out.device}; expected {want.device.type}")
             alias = next(
                 (j for j, t in enumerate(inputs) if t.data_ptr() == out.data_ptr() and t.shape == out.shape
-                 and out.is_contiguous()),
+                 and t.dtype == out.dtype and out.is_contiguous()),
                 None,
             )
             if alias is None:
@@ -129,7 +168,8 @@ class Harness:
                     if isinstance(exc, OutputError):
                         return {"ok": False, "call": call, "kind": "output", "error": str(exc)}
                     traceback.print_exc()
-                    return {"ok": False, "call": call, "kind": "raised", "error": f"{type(exc).__name__}: {exc}"}
+                    why = f"{type(exc).__name__}: {exc}{hint(exc, self.inputs[slot], self.device)}"
+                    return {"ok": False, "call": call, "kind": "raised", "error": why}
             if per_call:
                 self.control[1] = call + 1
         return {"ok": True, "aliases": aliases}
@@ -171,7 +211,8 @@ def main() -> None:
                 where = f" (line {tb.tb_lineno})"
             tb = tb.tb_next
         reason = str(exc) if isinstance(exc, LookupError) else f"{type(exc).__name__}: {exc}"
-        channel.send_reply({"ok": False, "import": True, "error": f"{reason}{where}"})
+        reason += where + (MISSING_MODULE if isinstance(exc, ModuleNotFoundError) else hint(exc, None, harness.device))
+        channel.send_reply({"ok": False, "import": True, "error": reason})
         return
     channel.send_reply({"ok": True, "stage": "ready", "torch": torch.__version__})
     while True:

@@ -101,6 +101,7 @@ def execute(spec: JobSpec) -> RunReport:
         (job_dir / spec.filename).write_text(spec.source)
         problem = load_problem(spec.problem)
         (job_dir / "task.py").write_text(problem.task_source)
+        (job_dir / "utils.py").write_text(problem.utils_source)
         (job_dir / "scratch").mkdir()
         try:
             sandbox.prepare(job_dir)

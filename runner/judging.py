@@ -173,7 +173,7 @@ class Judge:
                 out_refs.append([r for r, _ in pairs])
                 outs.append([v for _, v in pairs])
             lay = CaseLayout(ins, outs, expected, arena=arena)
-            return lay, {"op": "case", "inputs": in_refs, "outputs": out_refs}, (arena.fd,)
+            return lay, self._case_message(in_refs, out_refs), (arena.fd,)
         ins, outs, in_refs, out_refs, keep = [], [], [], [], []
         for _ in range(slots):
             views: list[torch.Tensor] = []
@@ -190,7 +190,10 @@ class Judge:
             out_refs.append([r for r, _ in pairs])
             outs.append([v for _, v in pairs])
             keep.append((views, outs[-1]))
-        return CaseLayout(ins, outs, expected, keep=keep), {"op": "case", "inputs": in_refs, "outputs": out_refs}, ()
+        return CaseLayout(ins, outs, expected, keep=keep), self._case_message(in_refs, out_refs), ()
+
+    def _case_message(self, in_refs: list[Any], out_refs: list[Any]) -> dict[str, Any]:
+        return {"op": "case", "inputs": in_refs, "outputs": out_refs, "output_dtype": self.problem.output_dtype}
 
     def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, float | None, list[Any], float | None]:
         """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU

@@ -4,6 +4,7 @@ A folder holds:
   problem.py    title, cases (TESTS and BENCHMARKS per device), `counts(**case)` -> (flops, bytes)
   reference.py  generate_input(**case, seed, device), ref_kernel(data), check_implementation(data, output)
   task.py       the input_t / output_t aliases a GPU MODE submission imports (`from task import ...`)
+  utils.py      optional: the `utils` module submissions import; without one, runner/submission_utils.py
   statement.md  what to compute, for people
   templates/    starting points (PyTorch, Triton)
   solutions/    correct/, wrong/, cheating/: golden submissions with the verdict each must get
@@ -63,6 +64,13 @@ class Problem:
         return (self.path / "task.py").read_text()
 
     @property
+    def utils_source(self) -> str:
+        """The `utils` module the contestant may import: the problem's own utils.py, else the shared one."""
+        own = self.path / "utils.py"
+        shared = Path(__file__).resolve().parent / "submission_utils.py"
+        return (own if own.exists() else shared).read_text()
+
+    @property
     def deadline(self) -> str | None:
         return getattr(self.meta, "DEADLINE", None)
 
@@ -98,6 +106,13 @@ class Problem:
         """Input tensors (by position among the data's tensors) that are output buffers the kernel may
         write; every other input must be left exactly as it was."""
         return tuple(getattr(self.meta, "WRITABLE_INPUTS", ()))
+
+    @property
+    def output_dtype(self) -> str:
+        """"exact": an output must have the reference's dtype; "floating": any floating dtype is accepted
+        where the reference's is floating, and compared after widening to it (GPU MODE's trimul takes
+        fp16 and bf16 outputs within its tolerance)."""
+        return getattr(self.meta, "OUTPUT_DTYPE", "exact")
 
     def tolerance(self) -> str:
         return getattr(self.meta, "TOLERANCE", "")
