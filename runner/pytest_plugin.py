@@ -59,16 +59,22 @@ class KernelCase(pytest.Item):
         return self.config.getoption("submission"), None, f"{self.case_id} ({self.kind})"
 
 
+def _device(config: pytest.Config) -> str:
+    """--device, else cuda where a GPU is visible: the same answer for the cases collected and the run."""
+    device = config.getoption("device")
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
 def _report(config: pytest.Config) -> RunReport:
     if _REPORT_KEY not in config.stash:
         from runner.execute import execute
 
         path: Path = config.getoption("submission")
-        device = config.getoption("device")
-        if device is None:
-            import torch
-
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = _device(config)
         config.stash[_REPORT_KEY] = execute(
             JobSpec(
                 problem=config.getoption("problem"),
@@ -82,16 +88,29 @@ def _report(config: pytest.Config) -> RunReport:
     return config.stash[_REPORT_KEY]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """`--submission FILE` as two words leaves FILE looking like a path to collect; joined into one word,
+    it is the option's value only, wherever the file lies."""
+    for i in range(len(args) - 1):
+        if args[i] in ("--submission", "--problem"):
+            args[i : i + 2] = [f"{args[i]}={args[i + 1]}"]
+            return pytest_load_initial_conftests(early_config, parser, args)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("problem") and not config.getoption("submission"):
         raise pytest.UsageError("--problem needs --submission FILE (the file that defines custom_kernel)")
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
-    """With --problem, the session's items are the problem's cases, nothing else."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> bool | None:
+    """With --problem, the session's items are the problem's cases, nothing else: no test file is
+    collected or imported, wherever pytest runs and wherever the submission lies."""
+    config = session.config
     problem = config.getoption("problem")
     if not problem:
-        return
+        return None
     from runner.problem import load_problem
 
     try:
@@ -101,14 +120,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     submission: Path = config.getoption("submission")
     if not submission.is_file():
         raise pytest.UsageError(f"cannot read the submission {submission}")
-    device = config.getoption("device") or "cpu"
+    device = _device(config)
     mode = config.getoption("mode")
     plan = {"test": ["test"], "benchmark": ["benchmark"], "leaderboard": ["test", "benchmark", "secret"]}[mode]
-    items[:] = [
+    session.items = [
         KernelCase.from_parent(session, name=f"{case.id}({kind})", case_id=case.id, kind=kind)
         for kind in plan
         for case in loaded.cases("benchmark" if kind == "secret" else kind, device)
     ]
+    session.testscollected = len(session.items)
+    config.hook.pytest_collection_finish(session=session)
+    return True
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
