@@ -11,8 +11,8 @@ import dataclasses
 import json
 import os
 import secrets
-import signal
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path

@@ -9,8 +9,9 @@ of the judge: no seeds, no reference outputs, no inputs but those a kernel passe
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from contextlib import ContextDecorator
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
