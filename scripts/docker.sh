@@ -9,6 +9,7 @@
 #   scripts/docker.sh cuda     the CUDA runner image, for GPU hosts (its base and torch come from registries)
 #   scripts/docker.sh setup    all of the above that is missing (what `make test` runs)
 #   scripts/docker.sh status   whether an engine answers and whether the image matches the checkout
+#   scripts/docker.sh wheels CMD...   run CMD with the loopback index of the torch wheel up (other builds)
 #
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,15 +97,10 @@ base() {
 
 hash() { "$PY" -m runner.sandbox.docker hash; }
 
-image() {
-  local want have
-  want=$(hash)
-  have=$(docker image inspect -f '{{ index .Config.Labels "kernelboard.code-hash" }}' "$RUNNER_IMAGE" 2>/dev/null || true)
-  if [ "$have" = "$want" ]; then return 0; fi
-  base
-  # The torch CPU wheel lies on this machine's disk (pip's find-links); a loopback index hands it to the
-  # build (--network host) without copying 190 MB into a layer. A fixed port: the build argument that
-  # names it is part of the layer cache's key.
+# The torch CPU wheel lies on this machine's disk (pip's find-links); a loopback index hands it to a build
+# (--network host) without copying 190 MB into a layer. A fixed port: the build argument that names it is
+# part of the layer cache's key. Up until this script exits.
+serve_wheels() {
   mkdir -p "$STATE/wheels"
   local wheel
   wheel=$(torch_wheel)
@@ -112,6 +108,21 @@ image() {
   python3 -m http.server --bind 127.0.0.1 --directory "$STATE/wheels" "$WHEEL_PORT" >"$STATE/wheels.log" 2>&1 &
   WHEEL_SERVER=$!
   trap 'kill "$WHEEL_SERVER" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 50); do
+    python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$WHEEL_PORT/', timeout=1)" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  say "the loopback index on 127.0.0.1:$WHEEL_PORT did not come up (is the port taken?)"
+  return 1
+}
+
+image() {
+  local want have
+  want=$(hash)
+  have=$(docker image inspect -f '{{ index .Config.Labels "kernelboard.code-hash" }}' "$RUNNER_IMAGE" 2>/dev/null || true)
+  if [ "$have" = "$want" ]; then return 0; fi
+  base
+  serve_wheels
   say "building $RUNNER_IMAGE (code hash ${want:0:12}; the image has ${have:0:12})"
   local started=$SECONDS
   docker build --network host -f docker/runner.Dockerfile \
@@ -165,5 +176,6 @@ case "${1:-setup}" in
   setup) start && image ;;
   hash) hash ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|base|image|cuda|setup|hash|status" >&2; exit 2 ;;
+  wheels) shift; start && serve_wheels && "$@" ;;
+  *) echo "usage: $0 start|stop|base|image|cuda|setup|hash|status|wheels CMD..." >&2; exit 2 ;;
 esac
