@@ -125,7 +125,7 @@ image() {
   serve_wheels
   say "building $RUNNER_IMAGE (code hash ${want:0:12}; the image has ${have:0:12})"
   local started=$SECONDS
-  docker build --network host -f docker/runner.Dockerfile \
+  docker build --force-rm --network host -f docker/runner.Dockerfile \
     --build-arg BASE_IMAGE="$BASE_IMAGE" --build-arg TORCH_INDEX= \
     --build-arg WHEELS="http://127.0.0.1:$WHEEL_PORT/" \
     --label kernelboard.code-hash="$want" -t "$RUNNER_IMAGE" . >"$STATE/build.log" 2>&1 ||
@@ -141,7 +141,7 @@ cuda() {
   have=$(docker image inspect -f '{{ index .Config.Labels "kernelboard.code-hash" }}' "$RUNNER_IMAGE" 2>/dev/null || true)
   if [ "$have" = "$want" ]; then return 0; fi
   say "building the CUDA $RUNNER_IMAGE (code hash ${want:0:12})"
-  docker build -f docker/runner.Dockerfile --label kernelboard.code-hash="$want" -t "$RUNNER_IMAGE" .
+  docker build --force-rm -f docker/runner.Dockerfile --label kernelboard.code-hash="$want" -t "$RUNNER_IMAGE" .
 }
 
 torch_wheel() {

@@ -48,8 +48,8 @@ print("\n".join(f"{k}={v}" for k, v in env.items()))' > "$envfile"
 trap 'status=$?; if [ $status -ne 0 ]; then "${COMPOSE[@]}" logs --tail 40 >&2 || true; docker logs --tail 40 "$WORKER" >&2 || true; fi; down; exit $status' EXIT
 
 say "building the images"
-docker build -q --network host -f docker/python.Dockerfile -t kernelboard-python:3.11 . >/dev/null
-bash scripts/docker.sh wheels "${COMPOSE[@]}" --profile docker-run build -q
+docker build -q --force-rm --network host -f docker/python.Dockerfile -t kernelboard-python:3.11 . >/dev/null
+bash scripts/docker.sh wheels "${COMPOSE[@]}" --profile docker-run build -q --force-rm
 docker image prune -f >/dev/null  # the layers of the images these replaced
 say "images built at $((SECONDS - started)) s; bringing the stack up"
 "${COMPOSE[@]}" up -d
