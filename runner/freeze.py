@@ -92,11 +92,14 @@ def _signal(pids: list[int], sig: int) -> None:
             pass
 
 
-def freeze(timeout: float = 2.0) -> list[int]:
+def freeze(known: list[int] = (), timeout: float = 2.0) -> list[int]:
     """Stop every process below this one and wait until every thread has stopped; a process forked while
-    the tree was being stopped is stopped too. Returns the pids. Raises FreezeError past `timeout`."""
+    the tree was being stopped is stopped too. The `known` pids (the last freeze's) are stopped first, at
+    once, before the tree is walked again for new ones. Returns the pids. Raises FreezeError past
+    `timeout`."""
     deadline = time.monotonic() + timeout
-    pids: list[int] = []
+    pids = [p for p in known if os.path.exists(f"/proc/{p}")]
+    _signal(pids, signal.SIGSTOP)
     while True:
         new = [p for p in descendants() if p not in pids]
         if not new and _all_stopped(pids):
@@ -114,28 +117,18 @@ def thaw(pids: list[int]) -> None:
     _signal(pids, signal.SIGCONT)
 
 
-def launchers() -> set[int]:
-    """Called before the submission runs: the sandbox's own processes (bwrap and its reaper, the fallback's
-    shell), which are every process below this one that has children then. Stopping and continuing them
-    wakes them for a moment, which is no work of the submission's; what their reaped children used is."""
-    return {pid for pid in descendants() if _children(pid)}
-
-
-def cpu_seconds(pids: list[int], launchers: set[int] = frozenset()) -> tuple[float, set[int]]:
-    """(CPU seconds, the pids alive) of the processes `pids`: each process's own CPU clock (every thread,
-    those that ended included; not for `launchers`) plus what its reaped children used (`cutime`,
-    `cstime`). The children's share, and a process not yet reaped, are known to the clock tick only; a
-    window in which a process ended is charged a tick more for it (see Judge.window), never less."""
+def cpu_seconds(pids: list[int]) -> tuple[float, set[int]]:
+    """(CPU seconds, the pids alive) of the processes `pids`, the sandbox's own included (the contestant
+    could take one over): each process's own CPU clock (every thread, those that ended included) plus what
+    its reaped children used (`cutime`, `cstime`). The children's share, and a process not yet reaped, are
+    known to the clock tick only; a window in which a process ended is charged a tick more for it (see
+    Judge._cpu_window), never less."""
     total, alive = 0.0, set()
     for pid in pids:
         fields = _stat(pid)
         if fields is None:
             continue
         children = (int(fields[13]) + int(fields[14])) * TICK_S
-        if pid in launchers:
-            total += children
-            alive.add(pid)
-            continue
         if fields[0] in ("Z", "X"):
             total += (int(fields[11]) + int(fields[12])) * TICK_S + children
             continue

@@ -91,7 +91,9 @@ class Judge:
         self.cases: list[CaseResult] = []
         self.contestant = contestant
         self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
-        self.launchers: set[int] = set()  # the sandbox's own processes (runner/freeze.py)
+        self.handshake_s: float | None = None  # an empty call's round trip, calibrated before the import
+        self.idle_cpu_s = 0.0  # the CPU time of the tree in an empty window, calibrated before the import
+        self.outside_s = 0.0  # and the wall time it spends thawed off the clock
         self.platform_fault = False
         self.frozen: list[int] = []
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
@@ -118,9 +120,12 @@ class Judge:
         if runtime.get("ok") is not True:
             self.platform_fault = True
             raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
-        # The contestant waits for the word to import: what is counted now is the runtime's own.
+        # The contestant waits for the word to import: what is counted and calibrated now is the runtime's own.
         self.threads["runtime"] = self.threads_now()
-        self.launchers = freeze.launchers()
+        self._freeze()
+        if self.device == "cpu":
+            self.calibrate()
+        self._thaw()
         ready = self.contestant.request({"op": "import"}, self.limits.import_s, "the import")
         if ready.get("ok") is not True:
             raise Stop(Verdict.ERROR, f"the submission could not be loaded: {_text(ready.get('error'))}")
@@ -135,14 +140,13 @@ class Judge:
     def _freeze(self) -> None:
         if self.device == "cpu" and self.contestant:
             try:
-                self.frozen = freeze.freeze()
+                self.frozen = freeze.freeze(self.frozen)
             except freeze.FreezeError as exc:
                 raise Stop(Verdict.FAILED, str(exc)) from None
 
     def _thaw(self) -> None:
         if self.frozen:
-            freeze.thaw(self.frozen)
-            self.frozen = []
+            freeze.thaw(self.frozen)  # the pids stay known: the next freeze stops them first
 
     # ---- one case -----------------------------------------------------------------------------------
 
@@ -210,19 +214,12 @@ class Judge:
                     dst.copy_(src)
                 for t in lay.outputs[slot]:
                     _poison(t)
-            cpu0, alive0 = freeze.cpu_seconds(self.frozen, self.launchers)
-            thawed = time.perf_counter_ns()
-            self._thaw()
-            t0 = time.perf_counter_ns()
-            reply = self.contestant.request({"op": "run", "k": k}, timeout, what)
-            elapsed = (time.perf_counter_ns() - t0) * 1e-9
-            self._freeze()
-            outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed  # thawing and freezing: off the clock
-            cpu1, alive1 = freeze.cpu_seconds(self.frozen, self.launchers)
-            # A process that ended inside the window is known to the clock tick only: charge it a tick more.
-            # What the allowed threads could do while the tree was thawed but the clock not running (torch's
-            # pool spinning down, the freeze itself) is not charged; anything beyond that is.
-            cpu = max(0.0, cpu1 - cpu0 + len(alive0 - alive1) * freeze.TICK_S - self.spec.threads * outside)
+            elapsed, cpu, outside, reply = self._cpu_window({"op": "run", "k": k}, timeout, what)
+            # The tree's CPU time beyond what an empty window costs it (signals, the harness's round trip),
+            # and beyond what the allowed threads past the first could spend spinning down off the clock, for
+            # at most the calibrated off-clock time (a submission that slows the freeze gains nothing).
+            allowance = self.idle_cpu_s + (self.spec.threads - 1) * min(outside, self.outside_s)
+            cpu = max(0.0, cpu - allowance)
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         joules = None
@@ -431,20 +428,29 @@ class Judge:
                 del lay.inputs, lay.outputs
                 lay.arena.close()
 
-    def calibrate(self) -> float | None:
-        """The fixed cost of one go/done round trip, timed with a trusted empty kernel."""
-        samples = []
-        for _ in range(15):
-            self._thaw()
-            if self.device == "cpu":
-                t0 = time.perf_counter_ns()
-                self.contestant.request({"op": "run", "k": 1, "noop": True}, self.limits.call_s, "calibration")
-                samples.append((time.perf_counter_ns() - t0) * 1e-9)
-            self._freeze()
-        if not samples:
-            return None
-        samples.sort()
-        return samples[len(samples) // 2]
+    def _cpu_window(self, command: dict[str, Any], timeout: float, what: str) -> tuple[float, float, float, dict]:
+        """Thaw the frozen tree, time one command's round trip, freeze it again. Returns (seconds on the
+        clock, CPU seconds of the whole tree, seconds thawed off the clock, the reply)."""
+        cpu0, alive0 = freeze.cpu_seconds(self.frozen)
+        thawed = time.perf_counter_ns()
+        self._thaw()
+        t0 = time.perf_counter_ns()
+        reply = self.contestant.request(command, timeout, what)
+        elapsed = (time.perf_counter_ns() - t0) * 1e-9
+        self._freeze()
+        outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed
+        cpu1, alive1 = freeze.cpu_seconds(self.frozen)
+        # A process that ended inside the window is known to the clock tick only: charged a tick more.
+        born_dead = set(self.frozen) - alive0 - alive1
+        return elapsed, cpu1 - cpu0 + len((alive0 - alive1) | born_dead) * freeze.TICK_S, outside, reply
+
+    def calibrate(self) -> None:
+        """Before the import, with the runtime alone: the round trip of an empty call (reported beside the
+        score), and the CPU time and the off-clock time of an empty window (allowed in every window)."""
+        samples = [self._cpu_window({"op": "run", "k": 1}, self.limits.call_s, "calibration") for _ in range(15)]
+        self.handshake_s = statistics.median(s[0] for s in samples)
+        self.idle_cpu_s = statistics.median(s[1] for s in samples)
+        self.outside_s = statistics.median(s[2] for s in samples)
 
     # ---- the whole run ---------------------------------------------------------------------------------
 
@@ -467,8 +473,7 @@ class Judge:
         try:
             self.start_contestant()
             self._freeze()
-            if self.device == "cpu":
-                report.handshake_s = self.calibrate()
+            report.handshake_s = self.handshake_s
             for i, (case, seed, kind, timed) in enumerate(plan):
                 result = self.run_case(case, seed, kind, timed)
                 self.cases.append(result)

@@ -166,7 +166,10 @@ class Contestant:
                 f"the submission printed more than {self.limits.output_bytes / 2**20:g} MiB (the output limit) and was stopped",
             )
         if code < 0:
-            sig = signal.Signals(-code).name
+            try:
+                sig = signal.Signals(-code).name
+            except ValueError:  # a real-time signal, or an exit status of 160 and more seen through bwrap
+                sig = f"signal {-code}"
             why = {
                 "SIGSEGV": "a segmentation fault",
                 "SIGKILL": "SIGKILL (memory or process limit, or killed)",
