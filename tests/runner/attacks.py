@@ -73,41 +73,32 @@ def custom_kernel(data):
     return _honest_kernel(data)
 '''
 
-# A helper thread started inside each call and joined before it returns, keeping a second core busy with
-# torch work (which releases the GIL) for the whole call: the pattern of a kernel that splits its work over
-# threads the job was not given.
+# A helper thread started inside each call, doing the call's work a second time beside it (torch releases
+# the GIL, so both run at once on two cores) and joined before it returns: what a kernel that splits its
+# work over threads the job was not given costs, without the need for a problem-specific split.
 IN_CALL_THREAD = WRAP + '''
 import threading as _threading
 
-import torch as _torch
-
-_work = _torch.rand(160, 160)
-
 
 def custom_kernel(data):
-    stop = _threading.Event()
-
-    def spin():
-        while not stop.is_set():
-            _work @ _work
-
-    helper = _threading.Thread(target=spin)
+    helper = _threading.Thread(target=_honest_kernel, args=(data,))
     helper.start()
-    try:
-        return _honest_kernel(data)
-    finally:
-        stop.set()
-        helper.join()
+    out = _honest_kernel(data)
+    helper.join()
+    return out
 '''
 
-# A double-forked daemon in a session of its own, started at import: outside the contestant's process
-# tree as the tree used to be walked, it burns a second core for the whole job.
+# A double-forked daemon in a session of its own, started at import, that writes its pid where the test
+# finds it (under `none` nothing stops that) and burns a core for the whole job: outside the contestant's
+# process tree as the tree used to be walked.
 ORPHAN_SPINNER = WRAP + '''
 import os as _os
 
 if _os.fork() == 0:
     _os.setsid()
     if _os.fork() == 0:
+        with open(PIDFILE, "w") as _f:
+            _f.write(str(_os.getpid()))
         while True:
             pass
     _os._exit(0)
