@@ -30,6 +30,7 @@ WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handsha
 JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
 WARMUP_CALLS = 3  # untimed calls per timed case
+OFF_CLOCK_SPIN_S = 0.001  # the least off-clock time the allowed threads past the first may spin for
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
@@ -216,9 +217,12 @@ class Judge:
                     _poison(t)
             elapsed, cpu, outside, reply = self._cpu_window({"op": "run", "k": k}, timeout, what)
             # The tree's CPU time beyond what an empty window costs it (signals, the harness's round trip),
-            # and beyond what the allowed threads past the first could spend spinning down off the clock, for
-            # at most the calibrated off-clock time (a submission that slows the freeze gains nothing).
-            allowance = self.idle_cpu_s + (self.spec.threads - 1) * min(outside, self.outside_s)
+            # and beyond what the allowed threads past the first spend spinning down off the clock (OpenMP
+            # workers spin for a while after each parallel region), for at most a few times the calibrated
+            # off-clock time: a submission that slows the freeze gains nothing with one thread, little
+            # with more.
+            spin = min(outside, max(4 * self.outside_s, OFF_CLOCK_SPIN_S))
+            allowance = self.idle_cpu_s + (self.spec.threads - 1) * spin
             cpu = max(0.0, cpu - allowance)
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]

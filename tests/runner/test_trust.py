@@ -146,5 +146,5 @@ def test_an_idle_thread_started_at_import_is_not_flagged(problem):
 def test_torch_threads_within_the_allowance_are_neither_flagged_nor_charged(problem):
     report = judge(problem, "", mode="leaderboard", threads=2)
     assert report.verdict == "passed" and report.flags == [], describe(report)
-    for case in timed(report):  # within two threads, CPU time over the allowance stays below the wall time
-        assert case.stats.charged_windows * 4 <= case.stats.windows, describe(report)
+    for case in timed(report):  # the charge makes no honest score worse than its wall time by over 5 %
+        assert case.stats.median <= 1.05 * case.stats.wall_median, (case.id, case.stats)
