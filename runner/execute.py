@@ -138,7 +138,7 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
     if not stream.started:  # the judge failed before any submission code ran: nothing to say about it
         return RunReport(
             verdict=Verdict.ERROR, message="the judge failed to start; this is a fault of the platform, not of "
-            "the submission", logs=tail, limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
+            f"the submission{': ' + tail.splitlines()[-1] if tail else ''}", logs=tail, limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
             cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")], **base,
         )
     why = stream.problem

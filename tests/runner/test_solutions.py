@@ -61,11 +61,6 @@ def test_wrong_solution_gets_its_verdict_and_message(problem, solution):
 def test_cheating_solution_is_caught(problem, solution, mode):
     assert solution.threat is not None, f"{solution.path} names no threat"
     report = judge(problem, solution, mode)
-    if solution.expect == ("charged",):  # it passes, but what it bought with extra threads is charged
-        assert report.verdict == "passed", describe(report)
-        timed = [c for c in report.cases if c.stats]
-        assert timed and all(solution.message in c.message for c in timed), describe(report)
-        return
     assert report.verdict in CAUGHT, describe(report)
     assert report.verdict in solution.expect, describe(report)
     assert solution.message in report.message, describe(report)

@@ -1,7 +1,9 @@
-"""Wrong: computes in bfloat16 for speed and forgets to cast the result back to float32.
+"""Wrong: computes everything in bfloat16 for speed. Returning bfloat16 is allowed (trimul accepts lower
+precision outputs, as GPU MODE does), but LayerNorm and the projections in bfloat16 lose too much on these
+inputs (each position of x carries a large offset that the first LayerNorm must remove).
 
 expect: failed
-message: custom_kernel returned a bfloat16 tensor; expected float32
+message: differ from the reference beyond rtol=0.02
 """
 
 import torch
@@ -20,4 +22,4 @@ def custom_kernel(data: input_t) -> output_t:
     out = torch.einsum("bikc,bjkc->bijc", left, right)
     out = F.layer_norm(out, (hidden,), w["to_out_norm.weight"], w["to_out_norm.bias"])
     out = out * torch.sigmoid(F.linear(x, w["out_gate.weight"]))
-    return F.linear(out, w["to_out.weight"])  # still bfloat16
+    return F.linear(out, w["to_out.weight"])  # bfloat16: accepted, but wrong
