@@ -90,7 +90,6 @@ def fidelity(args) -> None:
             reports.append(report)
         if not scores:
             continue
-        first = reports[0]
         for case in problem.cases("benchmark", args.device):
             # the median over the runs of the case's median window: one run's figure drifts with the machine
             judged = statistics.median(
@@ -102,9 +101,24 @@ def fidelity(args) -> None:
             note = "" if cold >= (1e-3 if args.device == "cpu" else 1e-4) else "  (below the target's size)"
             print(f"{case.id:44s} {judged * 1e3:8.3f}ms {alone * 1e3:8.3f}ms {judged / alone:6.3f}"
                   f" {handed * 1e3:9.3f}ms {judged / handed:6.3f} {cold * 1e3:13.3f}ms {judged / cold:6.3f}{note}")
-        cv = statistics.pstdev(scores) / statistics.mean(scores) if len(scores) > 1 else 0.0
-        print(f"{name}: leaderboard score {statistics.mean(scores) * 1e3:.3f} ms, spread (CV) {cv * 100:.2f} % "
-              f"over {len(scores)} runs; handshake {first.handshake_s * 1e6:.0f} us" if first.handshake_s else "")
+        print(summary_line(name, reports))
+
+
+def summary_line(name: str, reports: list) -> str:
+    """The score, its spread over the runs, the handshake (CPU only), and what the CPU charge did to the
+    honest reference: how many timed windows cost their CPU time rather than their wall time, and the
+    scored cases' median over their wall-clock median."""
+    scores = [r.score_s for r in reports]
+    cv = statistics.pstdev(scores) / statistics.mean(scores) if len(scores) > 1 else 0.0
+    line = f"{name}: leaderboard score {statistics.mean(scores) * 1e3:.3f} ms, spread (CV) {cv * 100:.2f} % over {len(scores)} runs"
+    if reports[0].handshake_s:
+        line += f"; handshake {reports[0].handshake_s * 1e6:.0f} us"
+    timed = [c.stats for r in reports for c in r.cases if c.stats]
+    if any(s.cpu_median is not None for s in timed):
+        charged = sum(s.charged_windows for s in timed)
+        ratio = max(s.median / s.wall_median for s in timed)
+        line += f"; CPU charge: {charged} of {sum(s.windows for s in timed)} windows, worst case {ratio:.3f}x its wall time"
+    return line
 
 
 def floor(_args) -> None:
