@@ -35,4 +35,4 @@ def test_threads_left_running_buy_nothing_are_recorded_and_die_with_the_job(host
     threads = report.env["contestant_threads"]
     assert threads["most"] >= threads["after_import"] + 2, threads
     timed = [c for c in report.cases if c.stats]
-    assert any(c.stats.cpu_median > c.stats.wall_median for c in timed), describe(report)  # charged
+    assert any(c.stats.charged_windows > 0 for c in timed), describe(report)  # their CPU time is charged
