@@ -24,6 +24,7 @@ import torch
 from task import input_t, output_t
 
 from runner.checking import match_reference
+from runner.inputs import int16_grid
 
 RTOL = 1e-3  # twice the fp16 rounding of a float32 accumulation; half the bf16 rounding
 ATOL = 1e-3  # far below every typical |c| (16 and up), far above float32 summation errors (1e-4 and down)
@@ -39,15 +40,6 @@ def ref_kernel(data: input_t) -> output_t:
     accumulation returns; also fast on a CPU, which has no fast fp16 GEMM)."""
     a, b, _c = data
     return (a.float() @ b.float()).to(a.dtype)
-
-
-def _raw(gen: torch.Generator, shape: tuple[int, int], device) -> torch.Tensor:
-    """float32 holding integers uniform in [-32768, 32767]: four 16-bit draws from each 64-bit one, about
-    four times cheaper than torch.rand."""
-    count = shape[0] * shape[1]
-    bits = torch.empty((count + 3) // 4, dtype=torch.int64, device=device)
-    bits.random_(-(2**63), None, generator=gen)  # the full 64-bit range
-    return bits.view(torch.int16)[:count].view(shape).float()
 
 
 def _matrix(gen: torch.Generator, u: list[float], shape: tuple[int, int], axis: int, device) -> torch.Tensor:
@@ -70,7 +62,7 @@ def _matrix(gen: torch.Generator, u: list[float], shape: tuple[int, int], axis: 
         offset = offset * torch.where(w[3] < 0.5, -1.0, 1.0)
     if axis == 0:
         scale, offset = scale[:, None], offset[:, None]
-    x = _raw(gen, shape, device)
+    x = int16_grid(gen, shape, device)
     if u[0] < 0.5:  # uniform in (-sqrt 3, sqrt 3)
         unit = math.sqrt(3.0) / 32768
         return torch.addcmul((0.5 * unit + offset) * scale, x, unit * scale)

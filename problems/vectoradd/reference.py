@@ -13,6 +13,7 @@ import torch
 from task import input_t, output_t
 
 from runner.checking import match_reference
+from runner.inputs import int16_grid
 
 RTOL = ATOL = 1e-3  # fp16 addition is exactly rounded; this only allows adding in fp32 and rounding once
 
@@ -25,15 +26,6 @@ def ref_kernel(data: input_t) -> output_t:
     return A + B
 
 
-def _raw(gen: torch.Generator, shape: tuple[int, int], device) -> torch.Tensor:
-    """float32 holding integers uniform in [-32768, 32767]: four 16-bit draws from each 64-bit one, about
-    four times cheaper than torch.randn."""
-    count = shape[0] * shape[1]
-    bits = torch.empty((count + 3) // 4, dtype=torch.int64, device=device)
-    bits.random_(-(2**63), None, generator=gen)  # the full 64-bit range
-    return bits.view(torch.int16)[:count].view(shape).float()
-
-
 def _matrix(gen: torch.Generator, u: list[float], size: int, device) -> torch.Tensor:
     """One float32 matrix with a distribution drawn from u (four numbers uniform in [0, 1)): entries
     uniform (unit variance) or, half the time, Student-t with 2 degrees of freedom clipped to +-CLIP; each
@@ -44,7 +36,7 @@ def _matrix(gen: torch.Generator, u: list[float], size: int, device) -> torch.Te
     rows = torch.exp2(spread * (2 * torch.rand(size, 1, generator=gen, device=device) - 1))
     largest = (math.sqrt(3.0) if u[0] < 0.5 else CLIP) * 2.0**spread
     scale = min(2.0 ** (3 + 7 * u[2]), LIMIT / largest) * (1 if u[3] < 0.5 else -1)
-    x = _raw(gen, (size, size), device)
+    x = int16_grid(gen, (size, size), device)
     if u[0] < 0.5:  # uniform in (-sqrt 3, sqrt 3)
         unit = math.sqrt(3.0) / 32768
         return x.add_(0.5).mul_(unit * scale * rows)
