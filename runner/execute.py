@@ -63,6 +63,9 @@ def _usage_error(spec: JobSpec) -> str | None:
         return f"unknown mode {spec.mode!r}; choose {', '.join(MODES)}"
     if spec.device not in DEVICES:
         return f"unknown device {spec.device!r}; choose {', '.join(DEVICES)}"
+    if not load_problem(spec.problem).cases("test", spec.device):
+        return (f"{spec.problem} has no cases for the {spec.device.upper()}: its inputs are made on "
+                f"{'a GPU' if spec.device == 'cpu' else 'the CPU'} only")
     if not 1 <= spec.threads <= (os.cpu_count() or 1):
         return f"--threads must be between 1 and this machine's {os.cpu_count()} cores; got {spec.threads}"
     if spec.sandbox == "none" and spec.mode == "leaderboard" and not spec.allow_unisolated:

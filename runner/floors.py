@@ -43,6 +43,6 @@ def device_kind_from_name(name: str) -> str:
 
 def floor_seconds(kind: str, flops: float, nbytes: float) -> float | None:
     peak = PEAKS.get(kind)
-    if peak is None:
+    if peak is None or not (flops or nbytes):  # unknown device, or a problem that states no counts
         return None
     return max(nbytes / peak.bytes_per_s, flops / peak.flops_per_s)

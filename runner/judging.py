@@ -20,7 +20,7 @@ from runner.problem import Case, Problem, call_seed, load_problem
 from runner.process import Contestant, Stop
 from runner.sandbox import Job, get_sandbox
 from runner.spec import CaseResult, JobSpec, RunReport, Verdict
-from runner.timing import StoppingRule, Windows, geometric_mean
+from runner.timing import StoppingRule, Windows, score
 from runner.transport import CpuArena, arena_bytes, cuda_slot, replace_tensors, same_bits, tensors_of
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
@@ -507,7 +507,7 @@ class Judge:
                 report.message += f" (and {len(failed) - 1} more failing case(s))"
         scored = [c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")]
         if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
-            report.score_s = geometric_mean([c.stats.median for c in scored])
+            report.score_s = score([c.stats.median for c in scored], self.problem.ranking_by)
         if report.verdict == Verdict.PASSED and self.flags:
             report.verdict = Verdict.FLAGGED
             report.message = self.flags[0]["message"]

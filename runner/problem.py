@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -24,6 +25,10 @@ from types import ModuleType
 from typing import Any
 
 PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
+# More folders of problems (os.pathsep between them), searched after problems/: where an operator keeps the
+# problems imported with `manage.py import_problem --into`, mounted on every worker host too.
+EXTRA_DIRS_ENV = "KERNELBOARD_PROBLEM_DIRS"
+RANKINGS = ("geom", "mean", "last")  # how benchmark cases make a score: GPU MODE's three criteria
 
 
 @dataclass(frozen=True)
@@ -64,11 +69,15 @@ class Problem:
         return (self.path / "task.py").read_text()
 
     @property
-    def utils_source(self) -> str:
-        """The `utils` module the contestant may import: the problem's own utils.py, else the shared one."""
+    def utils_path(self) -> Path:
+        """The `utils` module the contestant (and a GPU MODE reference) may import: the problem's own
+        utils.py, else the shared one."""
         own = self.path / "utils.py"
-        shared = Path(__file__).resolve().parent / "submission_utils.py"
-        return (own if own.exists() else shared).read_text()
+        return own if own.exists() else Path(__file__).resolve().parent / "submission_utils.py"
+
+    @property
+    def utils_source(self) -> str:
+        return self.utils_path.read_text()
 
     @property
     def deadline(self) -> str | None:
@@ -76,9 +85,13 @@ class Problem:
 
     @cached_property
     def version(self) -> str:
-        """A hash of everything that decides a verdict; a changed problem gets a new version."""
+        """A hash of everything that decides a verdict; a changed problem gets a new version. The three
+        files every problem has come first, then any other module beside them (an imported problem's
+        original reference), so that adding this rule changed no existing problem's version."""
         h = hashlib.sha256()
-        for name in ("problem.py", "reference.py", "task.py"):
+        first = ("problem.py", "reference.py", "task.py")
+        rest = sorted(p.name for p in self.path.glob("*.py") if p.name not in first)
+        for name in (*first, *rest):
             h.update(name.encode() + b"\0" + (self.path / name).read_bytes() + b"\0")
         return h.hexdigest()[:16]
 
@@ -98,8 +111,16 @@ class Problem:
         return out
 
     def counts(self, case: Case) -> tuple[float, float]:
-        """(floating-point operations, bytes that must move) of one call, for the floor and FLOP/s."""
-        return self.meta.counts(**case.params)
+        """(floating-point operations, bytes that must move) of one call, for the floor and FLOP/s; zeros
+        where the problem does not say (an imported one): then no floor applies and no rate is shown."""
+        counts = getattr(self.meta, "counts", None)
+        return counts(**case.params) if counts else (0.0, 0.0)
+
+    @property
+    def ranking_by(self) -> str:
+        """How the benchmark cases' medians make the score: "geom" (the geometric mean, every problem
+        written here), "mean" or "last" (the last benchmark alone), as GPU MODE's task.yml may say."""
+        return getattr(self.meta, "RANKING_BY", "geom")
 
     @property
     def writable_inputs(self) -> tuple[int, ...]:
@@ -117,9 +138,22 @@ class Problem:
     def tolerance(self) -> str:
         return getattr(self.meta, "TOLERANCE", "")
 
-    def load_reference(self) -> ModuleType:
-        """Import reference.py (the judge's side only: the contestant never sees it)."""
-        return _import_with_task(self.path, "reference")
+    def load_reference(self) -> Any:
+        """Import reference.py (the judge's side only: the contestant never sees it). A reference written
+        for GPU MODE's harness (an imported problem) is put behind this judge's contract."""
+        module = _import_with_task(self.path, "reference", self.utils_path)
+        if getattr(self.meta, "REFERENCE_STYLE", "") == "reference-kernels":
+            from runner.reference_kernels import Adapted
+
+            return Adapted(module)
+        return module
+
+    @classmethod
+    def at(cls, path: Path, name: str | None = None) -> Problem:
+        """The problem in a folder, wherever it is (load_problem finds one by name)."""
+        path = Path(path)
+        name = name or path.name
+        return cls(name=name, path=path, meta=_import_file(path / "problem.py", f"_problem_meta_{name}"))
 
     def solutions(self, group: str) -> list[Solution]:
         """The golden submissions of a group: correct, wrong or cheating."""
@@ -165,32 +199,52 @@ def _import_file(path: Path, module_name: str) -> ModuleType:
     return module
 
 
-def _import_with_task(folder: Path, stem: str) -> ModuleType:
-    """Import folder/stem.py with this problem's task.py importable as `task`, as GPU MODE files expect.
+def _import_with_task(folder: Path, stem: str, utils: Path) -> ModuleType:
+    """Import folder/stem.py with this problem's task.py importable as `task` and its utils as `utils`, as
+    GPU MODE files expect (`from task import input_t`, `from utils import make_match_reference`).
 
-    Problems all call their alias module `task`, so it is put in sys.modules only while importing.
+    Problems all call these modules by the same names, so they are in sys.modules only while importing.
     """
-    saved = sys.modules.get("task")
+    saved = {name: sys.modules.get(name) for name in ("task", "utils")}
     sys.modules["task"] = _import_file(folder / "task.py", f"_problem_task_{folder.name}")
+    sys.modules["utils"] = _import_file(utils, f"_problem_utils_{folder.name}")
     try:
         return _import_file(folder / f"{stem}.py", f"_problem_{stem}_{folder.name}")
     finally:
-        if saved is None:
-            sys.modules.pop("task", None)
-        else:
-            sys.modules["task"] = saved
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def problem_dirs() -> list[Path]:
+    """Where problems are looked for: problems/, then the folders named by KERNELBOARD_PROBLEM_DIRS."""
+    extra = [Path(p).resolve() for p in os.environ.get(EXTRA_DIRS_ENV, "").split(os.pathsep) if p]
+    return [PROBLEMS_DIR, *extra]
+
+
+def _folders() -> dict[str, Path]:
+    """Each problem's folder by name; the first folder of that name wins, as on a search path."""
+    found: dict[str, Path] = {}
+    for root in problem_dirs():
+        if root.is_dir():
+            for p in sorted(root.iterdir()):
+                if (p / "problem.py").exists():
+                    found.setdefault(p.name, p)
+    return found
 
 
 def list_problems() -> list[str]:
-    return sorted(p.name for p in PROBLEMS_DIR.iterdir() if (p / "problem.py").exists())
+    return sorted(_folders())
 
 
 def load_problem(name: str) -> Problem:
-    path = PROBLEMS_DIR / name
-    if not (path / "problem.py").exists():
+    path = _folders().get(name)
+    if path is None:
         known = ", ".join(list_problems())
         raise KeyError(f"there is no problem called {name!r}; the problems are: {known}")
-    return Problem(name=name, path=path, meta=_import_file(path / "problem.py", f"_problem_meta_{name}"))
+    return Problem.at(path, name)
 
 
 def call_seed(run_seed: int, case_seed: int, call_index: int) -> int:

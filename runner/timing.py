@@ -99,3 +99,16 @@ def geometric_mean(values: list[float]) -> float | None:
     if not values or any(v <= 0 for v in values):
         return None
     return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def score(medians: list[float], ranking_by: str = "geom") -> float | None:
+    """A run's score from its benchmark cases' median times, in their order: the geometric mean (every
+    problem written here), or, for a problem imported from GPU MODE whose task.yml says so, the arithmetic
+    mean or the last case alone."""
+    if not medians or any(v <= 0 for v in medians):
+        return None
+    if ranking_by == "last":
+        return medians[-1]
+    if ranking_by == "mean":
+        return sum(medians) / len(medians)
+    return geometric_mean(medians)
