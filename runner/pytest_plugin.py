@@ -140,4 +140,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     terminalreporter.section("kernelboard")
     terminalreporter.write_line(render(report))
     if report.score_s:
-        terminalreporter.write_line(f"score (geometric mean): {format_time(report.score_s)}")
+        terminalreporter.write_line(f"score: {format_time(report.score_s)}")

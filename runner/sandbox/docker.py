@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from runner.limits import Limits, limits_for
+from runner.problem import EXTRA_DIRS_ENV, problem_dirs
 from runner.sandbox import RUNNER_ROOT, Job, JudgeRun, Sandbox, contestant_env, die_with_parent, rlimits, uids
 
 JOB_DIR = "/job"  # where the job directory appears inside the container
@@ -125,6 +126,10 @@ def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: st
     through the SDK's own argument builder, which needs no engine."""
     image = image or image_name()
     volumes = {str(job_dir): {"bind": JOB_DIR, "mode": "ro"}}
+    # The image holds problems/; folders of imported problems (KERNELBOARD_PROBLEM_DIRS) are lent read-only.
+    extra = [str(d) for d in problem_dirs()[1:] if d.is_dir()]
+    for folder in extra:
+        volumes[folder] = {"bind": folder, "mode": "ro"}
     if uid != IMAGE_UID:  # the leased uid's account (getpass, torch's inductor), in place of the image's
         for name in ("passwd", "group"):
             volumes[str(job_dir / ".sandbox-etc" / name)] = {"bind": f"/etc/{name}", "mode": "ro"}
@@ -167,6 +172,7 @@ def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: st
             "TRITON_CACHE_DIR": "/tmp/.triton",
             "RUNNER_IMAGE": image,
             "RUNNER_IMAGE_DIGEST": image_digest or image,  # recorded in the report's env
+            **({EXTRA_DIRS_ENV: os.pathsep.join(extra)} if extra else {}),
         },
         "ulimits": [{"Name": "core", "Soft": 0, "Hard": 0}],
     }

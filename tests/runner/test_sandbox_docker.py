@@ -193,3 +193,12 @@ def test_without_an_engine_a_docker_job_is_a_platform_fault_in_the_operators_wor
     assert report.verdict == "error" and report.platform_fault
     assert "Docker engine" in report.message and "\n" not in report.message
     assert "Traceback" not in report.message + report.logs
+
+
+def test_folders_of_imported_problems_are_lent_read_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("KERNELBOARD_PROBLEM_DIRS", raising=False)
+    assert not any(e.startswith("KERNELBOARD_PROBLEM_DIRS=") for e in engine_request(config())["Env"])
+    monkeypatch.setenv("KERNELBOARD_PROBLEM_DIRS", str(tmp_path))
+    body = engine_request(config())
+    assert f"{tmp_path}:{tmp_path}:ro" in body["HostConfig"]["Binds"]
+    assert f"KERNELBOARD_PROBLEM_DIRS={tmp_path}" in body["Env"]
