@@ -12,7 +12,6 @@ docs/platform.md lists every variable.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import secrets
 import shutil
@@ -21,6 +20,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
+
+from runner import vocabulary as _vocabulary
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -99,13 +100,6 @@ ALLOWED_HOSTS = _env_list(
 )
 CSRF_TRUSTED_ORIGINS = _env_list("CSRF_TRUSTED_ORIGINS", [])
 
-# Other engineers' apps join when their package exists: the web pages and the agent-run pages.
-OPTIONAL_APPS = [
-    name
-    for name in ("leaderboard.web", "leaderboard.agentruns")
-    if importlib.util.find_spec(name) is not None
-]
-
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -118,7 +112,8 @@ INSTALLED_APPS = [
     "leaderboard.problems",
     "leaderboard.submissions",
     "leaderboard.server",
-    *OPTIONAL_APPS,
+    "leaderboard.web",
+    "leaderboard.agentruns",
 ]
 
 MIDDLEWARE = [
@@ -250,7 +245,7 @@ if JUDGE_HARD_TIME_LIMIT_S <= JUDGE_SOFT_TIME_LIMIT_S:
     raise ImproperlyConfigured("JUDGE_HARD_TIME_LIMIT_S must be above JUDGE_SOFT_TIME_LIMIT_S")
 
 # --- Celery: one queue per device kind; the queue carries only the submission id -----------------------
-DEVICE_KINDS = ("cpu", "h100", "h200", "a100", "b200", "mi300x")
+DEVICE_KINDS = tuple(_vocabulary.DEVICE_KINDS)  # runner/vocabulary.py: the one table of device kinds
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"

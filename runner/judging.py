@@ -15,13 +15,14 @@ from typing import Any
 import torch
 
 from runner import envinfo, freeze
-from runner.floors import PEAKS, device_kind_from_name, floor_seconds
+from runner.floors import device_kind_from_name, floor_seconds
 from runner.problem import Case, Problem, call_seed, load_problem
 from runner.process import Contestant, Stop
 from runner.sandbox import Job, get_sandbox
 from runner.spec import CaseResult, JobSpec, RunReport, Verdict
 from runner.timing import StoppingRule, Windows, score
 from runner.transport import CpuArena, arena_bytes, cuda_slot, replace_tensors, same_bits, tensors_of
+from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan, scored_kind
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
 MAX_SLOTS = 2048  # and the most calls one window may hold
@@ -412,7 +413,7 @@ class Judge:
                 result.status = "flagged"
                 result.message = (
                     f"{result.stats.median * 1e6:.3g} us per call is below the physical floor of "
-                    f"{floor * 1e6:.3g} us on {PEAKS[self.kind].name}"
+                    f"{floor * 1e6:.3g} us on {DEVICE_KINDS[self.kind].part}"
                 )
                 self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "median_s": result.stats.median, "floor_s": floor})
             return result
@@ -460,14 +461,12 @@ class Judge:
 
     def plan(self, run_seed: int) -> list[tuple[Case, int, str, bool]]:
         """(case, run seed, kind, timed) in the order the mode runs them."""
-        tests = [(c, run_seed, "test", False) for c in self.problem.cases("test", self.device)]
-        benches = [(c, run_seed, "benchmark", True) for c in self.problem.cases("benchmark", self.device)]
-        if self.spec.mode == "test":
-            return tests
-        if self.spec.mode == "benchmark":
-            return benches
         secret = call_seed(run_seed, 0x5EC12E7, 0)  # the secret run's seed, derived inside the judge
-        return tests + benches + [(c, secret, "secret", True) for c in self.problem.cases("benchmark", self.device)]
+        return [
+            (c, secret if kind == CaseKind.SECRET else run_seed, kind, kind != CaseKind.TEST)
+            for kind in case_plan(self.spec.mode)
+            for c in self.problem.cases(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, self.device)
+        ]
 
     def run(self, run_seed: int) -> RunReport:
         report = RunReport(verdict=Verdict.PASSED, problem=self.spec.problem, mode=self.spec.mode, device=self.device)
@@ -505,7 +504,7 @@ class Judge:
             report.message = f"{failed[0].id}: {failed[0].message}"
             if len(failed) > 1:
                 report.message += f" (and {len(failed) - 1} more failing case(s))"
-        scored = [c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")]
+        scored = [c for c in self.cases if c.kind == scored_kind(self.spec.mode)]
         if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
             report.score_s = score([c.stats.median for c in scored], self.problem.ranking_by)
         if report.verdict == Verdict.PASSED and self.flags:

@@ -112,6 +112,7 @@ def pytest_collection(session: pytest.Session) -> bool | None:
     if not problem:
         return None
     from runner.problem import load_problem
+    from runner.vocabulary import CaseKind, case_plan
 
     try:
         loaded = load_problem(problem)
@@ -122,11 +123,10 @@ def pytest_collection(session: pytest.Session) -> bool | None:
         raise pytest.UsageError(f"cannot read the submission {submission}")
     device = _device(config)
     mode = config.getoption("mode")
-    plan = {"test": ["test"], "benchmark": ["benchmark"], "leaderboard": ["test", "benchmark", "secret"]}[mode]
     session.items = [
-        KernelCase.from_parent(session, name=f"{case.id}({kind})", case_id=case.id, kind=kind)
-        for kind in plan
-        for case in loaded.cases("benchmark" if kind == "secret" else kind, device)
+        KernelCase.from_parent(session, name=f"{case.id}({kind})", case_id=case.id, kind=str(kind))
+        for kind in case_plan(mode)
+        for case in loaded.cases(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, device)
     ]
     session.testscollected = len(session.items)
     config.hook.pytest_collection_finish(session=session)

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 from runner.spec import RunReport
 
-STATUS_WORD = {
-    "passed": "PASSED", "failed": "FAILED", "error": "ERROR", "timeout": "TIMEOUT",
-    "flagged": "FLAGGED", "skipped": "SKIPPED", "rejected": "REJECTED",
-}
-
 
 def format_time(seconds: float | None) -> str:
     if seconds is None:
@@ -36,7 +31,7 @@ def render(report: RunReport, color: bool = False) -> str:
     width = max((len(c.id) + len(c.kind) + 3 for c in report.cases), default=20)
     for case in report.cases:
         label = f"{case.id} ({case.kind})".ljust(width)
-        word = STATUS_WORD.get(case.status, case.status.upper())
+        word = case.status.upper()
         line = f"{label} {word}"
         if case.stats:
             s = case.stats

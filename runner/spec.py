@@ -11,22 +11,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-MODES = ("test", "benchmark", "leaderboard")
+from runner.vocabulary import Mode, Verdict  # noqa: F401 (Verdict: re-exported, as runner.spec.Verdict)
+
+MODES = tuple(Mode)
 DEVICES = ("cpu", "cuda")
 SANDBOXES = ("bwrap", "docker", "none")
-
-
-class Verdict:
-    """Final verdicts, most to least severe within a run's cases (see docs/report.md)."""
-
-    PASSED = "passed"  # every case ran and every checked output agreed with the reference
-    FAILED = "failed"  # the submission ran but an output was wrong or it broke a rule of the harness
-    ERROR = "error"  # the submission crashed: it did not import, raised, or its process died
-    TIMEOUT = "timeout"  # a time limit of the mode was hit
-    REJECTED = "rejected"  # refused before running: unreadable, too big, a syntax error, no custom_kernel
-    FLAGGED = "flagged"  # the outputs were right but the result is suspect; kept out of rankings
-
-    ALL = (PASSED, FAILED, ERROR, TIMEOUT, REJECTED, FLAGGED)
 
 
 @dataclass
@@ -48,12 +37,6 @@ class JobSpec:
     # Leaderboard mode without a sandbox is refused unless this is set: meant for the runner's own tests.
     allow_unisolated: bool = False
 
-    def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> JobSpec:
-        return cls(**json.loads(text))
 
 
 @dataclass

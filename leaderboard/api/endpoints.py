@@ -28,7 +28,7 @@ from leaderboard.api.schemas import (
 )
 from leaderboard.errors import Refusal
 from leaderboard.problems.selectors import problem_get, problem_list
-from leaderboard.submissions.models import DeviceKind, Submission
+from leaderboard.submissions.models import Submission
 from leaderboard.submissions.selectors import (
     ranking_for_problem,
     submission_for_user,
@@ -36,6 +36,7 @@ from leaderboard.submissions.selectors import (
     submission_queue_position,
 )
 from leaderboard.submissions.services import submission_create
+from runner.vocabulary import DEVICE_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def get_problem(request, name: str):
         "statement": version.statement,
         "tolerance": version.tolerance,
         "cases": version.cases,
-        "device_kinds": {kind.value: kind.runner_device for kind in DeviceKind},
+        "device_kinds": {key: kind.runner_device for key, kind in DEVICE_KINDS.items()},
         "templates": version.templates,
     }
 

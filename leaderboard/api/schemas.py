@@ -8,8 +8,11 @@ from typing import Any, Literal
 from ninja import Field, Schema
 from pydantic import BaseModel
 
-DeviceKindName = Literal["cpu", "h100", "h200", "a100", "b200", "mi300x"]
-ModeName = Literal["test", "benchmark", "leaderboard"]
+from runner.vocabulary import DEVICE_KINDS, Mode
+
+# From runner/vocabulary.py, the one table of each (Literal of a tuple is the Literal of its items).
+DeviceKindName = Literal[tuple(DEVICE_KINDS)]  # type: ignore[valid-type]
+ModeName = Literal[tuple(m.value for m in Mode)]  # type: ignore[valid-type]
 LanguageName = Literal["pytorch", "triton", "cuda"]
 
 

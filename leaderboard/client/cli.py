@@ -24,9 +24,10 @@ from urllib.parse import quote
 from leaderboard.client.config import config_path, load_config
 from leaderboard.client.connection import ApiClient, ApiError
 from leaderboard.client.report import format_seconds, render_report
+from runner import vocabulary
 
-DEVICE_KINDS = ("cpu", "h100", "h200", "a100", "b200", "mi300x")
-MODES = ("test", "benchmark", "leaderboard")
+DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
+MODES = tuple(vocabulary.Mode)
 LANGUAGES = ("pytorch", "triton", "cuda")
 
 

@@ -10,46 +10,21 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from runner import vocabulary
+from runner.vocabulary import DEVICE_KINDS, Verdict
 
-class DeviceKind(models.TextChoices):
-    CPU = "cpu", "CPU"
-    H100 = "h100", "NVIDIA H100"
-    H200 = "h200", "NVIDIA H200"
-    A100 = "a100", "NVIDIA A100"
-    B200 = "b200", "NVIDIA B200"
-    MI300X = "mi300x", "AMD MI300X"
-
-    @property
-    def runner_device(self) -> str:
-        """The runner's device: torch calls every GPU "cuda" (ROCm builds too)."""
-        return "cpu" if self == DeviceKind.CPU else "cuda"
+# Device kinds, modes and verdicts come from runner/vocabulary.py, the one table of each.
+DeviceKind = models.TextChoices("DeviceKind", [(k.upper(), (k, d.label)) for k, d in DEVICE_KINDS.items()])
+Mode = models.TextChoices("Mode", [(m.name, (m.value, m.label)) for m in vocabulary.Mode])
+# A submission's state: queued, running, then its run's verdict.
+State = models.TextChoices("State", [("QUEUED", "queued"), ("RUNNING", "running")] + [(v.name, v.value) for v in Verdict])
+FINAL_STATES = tuple(v.value for v in Verdict)
 
 
 class Language(models.TextChoices):
     PYTORCH = "pytorch", "PyTorch"
     TRITON = "triton", "Triton"
     CUDA = "cuda", "CUDA (torch inline extension)"
-
-
-class Mode(models.TextChoices):
-    TEST = "test", "Test (correctness)"
-    BENCHMARK = "benchmark", "Benchmark (timed)"
-    LEADERBOARD = "leaderboard", "Leaderboard (ranked)"
-
-
-class State(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    PASSED = "passed"
-    FAILED = "failed"
-    ERROR = "error"
-    TIMEOUT = "timeout"
-    REJECTED = "rejected"
-    FLAGGED = "flagged"  # outputs right but the result is suspect: kept out of rankings
-
-    @classmethod
-    def final(cls) -> tuple[str, ...]:
-        return (cls.PASSED, cls.FAILED, cls.ERROR, cls.TIMEOUT, cls.REJECTED, cls.FLAGGED)
 
 
 class Source(models.Model):
@@ -102,7 +77,7 @@ class Submission(models.Model):
 
     @property
     def is_final(self) -> bool:
-        return self.state in State.final()
+        return self.state in FINAL_STATES
 
 
 class Run(models.Model):

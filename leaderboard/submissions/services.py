@@ -28,6 +28,7 @@ from django.utils import timezone
 from leaderboard.errors import LimitReached, Refusal, SourceTooLarge
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.models import (
+    FINAL_STATES,
     DeviceKind,
     Language,
     Mode,
@@ -38,6 +39,7 @@ from leaderboard.submissions.models import (
     Submission,
 )
 from runner.spec import JobSpec, RunReport, Verdict
+from runner.vocabulary import DEVICE_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -228,7 +230,7 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
         problem=problem_name,
         source=submission.source.text,
         mode=mode,
-        device=DeviceKind(submission.device_kind).runner_device,
+        device=DEVICE_KINDS[submission.device_kind].runner_device,
         sandbox=settings.RUNNER_SANDBOX,
         # A fresh secret seed per ranked run; it goes to the judge only and is never stored.
         secret_seed=secrets.randbits(63) if mode == Mode.LEADERBOARD else None,
@@ -293,7 +295,7 @@ def submission_finish(
 ) -> str | None:
     """Write the run and the final state in one transaction, if `worker` still holds this attempt.
     Returns the final state, or None when the submission was taken back meanwhile (the report is dropped)."""
-    if report.verdict in State.final():
+    if report.verdict in FINAL_STATES:
         state, message = report.verdict, report.message
     else:
         state, message = (

@@ -17,6 +17,7 @@ from leaderboard.problems.models import Problem
 from leaderboard.problems.selectors import problem_list
 from leaderboard.submissions.models import DeviceKind, Mode, Run, State, Submission
 from leaderboard.submissions.selectors import RankingEntry, ranking_eligible, ranking_for_problem
+from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
 
 
 @dataclass(frozen=True)
@@ -145,16 +146,14 @@ def run_of(submission: Submission):
         return None
 
 
-def case_plan(*, submission: Submission) -> dict[str, int]:
+def case_counts(*, submission: Submission) -> dict[str, int]:
     """How many cases of each kind the submission's mode runs (what its run will report)."""
-    device = DeviceKind(submission.device_kind).runner_device
+    device = DEVICE_KINDS[submission.device_kind].runner_device
     cases = submission.problem_version.cases.get(device, {})
-    tests, benchmarks = len(cases.get("test", [])), len(cases.get("benchmark", []))
-    if submission.mode == Mode.TEST:
-        return {"test": tests}
-    if submission.mode == Mode.BENCHMARK:
-        return {"benchmark": benchmarks}
-    return {"test": tests, "benchmark": benchmarks, "secret": benchmarks}
+    return {
+        str(kind): len(cases.get(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, []))
+        for kind in case_plan(submission.mode)
+    }
 
 
 def agent_run_of(*, submission: Submission):

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.errors import Refusal
-from leaderboard.submissions.models import Run, State, Submission
+from leaderboard.submissions.models import FINAL_STATES, Run, State, Submission
 from leaderboard.submissions.services import submission_enqueue
 from leaderboard.web.selectors import board_invalidate
 
@@ -63,7 +63,7 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
     now = timezone.now()
     with transaction.atomic():
         submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
-        if submission is None or submission.state not in State.final():
+        if submission is None or submission.state not in FINAL_STATES:
             raise Refusal(
                 f"Submission #{submission_id} is not finished; only a finished one can be rejudged."
             )

@@ -32,7 +32,7 @@ from leaderboard.web.plots import CaseTiming, case_chart, record_chart
 from leaderboard.web.selectors import (
     BOARD_TTL_S,
     agent_run_of,
-    case_plan,
+    case_counts,
     problem_board,
     problem_summaries,
     run_of,
@@ -41,10 +41,10 @@ from leaderboard.web.selectors import (
     user_submissions,
 )
 from leaderboard.web.templatetags.units import byte_size
-from runner.floors import PEAKS
 from runner.limits import MODE_LIMITS
 from runner.report import render as render_report
 from runner.spec import RunReport
+from runner.vocabulary import DEVICE_KINDS
 
 LOGIN = reverse_lazy("web:login")
 _TOKEN_SESSION_KEY = "web:new_api_token"  # the token made by the last POST, shown once by the next GET
@@ -210,7 +210,7 @@ def _status(submission) -> dict:
         "queue_position": submission_queue_position(submission=submission),
         "attempts": submission.attempts,
         "message": submission.message,
-        "plan": case_plan(submission=submission),
+        "plan": case_counts(submission=submission),
         "wall_limit_s": MODE_LIMITS[submission.mode].wall_s,
         "elapsed_s": round((now - started).total_seconds(), 1) if started else None,
         "heartbeat_age_s": round((now - submission.heartbeat_at).total_seconds(), 1)
@@ -242,7 +242,7 @@ class CaseRow:
 
 
 def _case_rows(cases, device_kind: str) -> list[CaseRow]:
-    peak = PEAKS.get(device_kind)
+    peak = DEVICE_KINDS.get(device_kind)
     rows = []
     for c in cases:
         stats = c.stats or {}
@@ -301,7 +301,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "case_rows": _case_rows(cases, submission.device_kind),
         "counts": _counts(cases),
         "chart": case_chart(timed) if timed else None,
-        "peak": PEAKS.get(submission.device_kind),
+        "peak": DEVICE_KINDS.get(submission.device_kind),
         "energy_measured": any((c.stats or {}).get("joules_per_call") for c in cases),
         "flags": [_flag_view(f) for f in (run.flags if run else [])],
         "env": sorted((report.get("env") or {}).items()),

@@ -6,12 +6,13 @@ import torch
 
 from runner.checking import match_reference
 from runner.execute import precheck
-from runner.floors import PEAKS, device_kind_from_name, floor_seconds
+from runner.floors import device_kind_from_name, floor_seconds
 from runner.problem import call_seed, list_problems, load_problem
 from runner.scanner import scan
 from runner.spec import JobSpec
 from runner.timing import StoppingRule, Windows, geometric_mean
 from runner.transport import same_bits
+from runner.vocabulary import DEVICE_KINDS
 
 
 def test_call_seeds_are_fresh_per_call_and_depend_on_the_secret():
@@ -64,7 +65,7 @@ def test_physical_floor():
     assert floor_seconds("nosuch", 1, 1) is None
     assert device_kind_from_name("NVIDIA H100 80GB HBM3") == "h100"
     assert device_kind_from_name("NVIDIA H200") == "h200"
-    assert set(PEAKS) >= {"h100", "h200", "a100", "b200", "mi300x", "cpu"}
+    assert set(DEVICE_KINDS) >= {"h100", "h200", "a100", "b200", "mi300x", "cpu"}
 
 
 def test_match_reference_messages():

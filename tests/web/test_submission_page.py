@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from runner.floors import PEAKS
+from runner.vocabulary import DEVICE_KINDS
 
 SOURCE_MARK = "writing into the buffer C saves an allocation"  # a comment of the submitted source
 
@@ -101,7 +101,7 @@ def test_a_judged_run_shows_cases_timings_rates_environment(client, alice, judge
     assert "2 ms ± 40 us" in html  # mean ± stderr, with units
     assert "32.8 MFLOP/s" in html and "197 MB/s" in html  # achieved rates...
     # ...against the cpu peak of runner/floors.py, whatever the measured table says today
-    assert f"{100 * 393216 / 2e-3 / PEAKS['cpu'].bytes_per_s:.3g} %" in html
+    assert f"{100 * 393216 / 2e-3 / DEVICE_KINDS['cpu'].bytes_per_s:.3g} %" in html
     assert "Energy is not measured on this device" in html
     assert "<svg" in html and "time per call (log scale)" in html and "physical floor" in html
     assert "torch" in html and "2.13.0+cpu" in html and "16 GiB" in html  # environment, limits with units

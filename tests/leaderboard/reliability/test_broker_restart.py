@@ -9,7 +9,7 @@ import hashlib
 import pytest
 from testbed import vectoradd_source, wait_for
 
-from leaderboard.submissions.models import Run, State, Submission
+from leaderboard.submissions.models import FINAL_STATES, Run, State, Submission
 from leaderboard.submissions.services import submission_create, submission_sweep
 
 
@@ -25,7 +25,7 @@ def test_a_broker_restart_with_50_queued_loses_none(workers, broker, problems, a
     ]
     assert broker.client().llen("cpu") == 50
     workers.start("steady", instant=True, INSTANT_JUDGE_DELAY_S="0.1", INSTANT_JUDGE_LOG=str(judged_log))
-    finals = Submission.objects.filter(pk__in=ids, state__in=State.final())
+    finals = Submission.objects.filter(pk__in=ids, state__in=FINAL_STATES)
     wait_for(lambda: finals.count() >= 3, timeout_s=60, what="the worker to start on the queue")
 
     broker.restart()  # the queue and every unacknowledged message are gone

@@ -6,7 +6,7 @@ import hashlib
 import pytest
 from testbed import vectoradd_source, wait_for
 
-from leaderboard.submissions.models import Run, State, Submission
+from leaderboard.submissions.models import FINAL_STATES, Run, State, Submission
 
 
 @pytest.mark.slow
@@ -29,7 +29,7 @@ def test_a_burst_of_200_all_reach_a_final_state(workers, client, problems, alice
 
     for worker in started:
         worker.wait_until_ready()
-    finals = Submission.objects.filter(state__in=State.final())
+    finals = Submission.objects.filter(state__in=FINAL_STATES)
     wait_for(lambda: finals.count() == 200, timeout_s=180, what="200 final states", every_s=0.5)
     assert Submission.objects.filter(state=State.PASSED, attempts=1).count() == 200
     assert Run.objects.count() == 200

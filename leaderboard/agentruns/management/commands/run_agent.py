@@ -21,6 +21,7 @@ from leaderboard.agentruns.services import (
 )
 from leaderboard.errors import NotFound
 from leaderboard.submissions.models import DeviceKind
+from runner.vocabulary import DEVICE_KINDS
 
 
 class Command(BaseCommand):
@@ -63,7 +64,7 @@ class Command(BaseCommand):
                 problem_get(name=o["problem"])
             except NotFound as exc:
                 raise CommandError(str(exc)) from exc
-        device = DeviceKind(o["device"]).runner_device
+        device = DEVICE_KINDS[o["device"]].runner_device
         out_dir = o["out"] or str(
             Path(settings.VAR_DIR)
             / "agent-runs"
