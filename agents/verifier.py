@@ -45,19 +45,6 @@ class Verifier(Protocol):
     def evaluate(self, codes: list[str], secret_seed: int) -> list[Evaluation]: ...
 
 
-def _runner_execute() -> Any:
-    """runner.execute, the function. The package's `execute` shares its name with the submodule
-    runner/execute.py, and importing that submodule rebinds the package attribute to the module, after which
-    `from runner import execute` (or the platform's RUNNER_EXECUTE = "runner:execute") gets a module. Put the
-    function back where it belongs; runner/__init__.py importing it eagerly would make this unnecessary."""
-    import runner
-    from runner.execute import execute
-
-    if not callable(runner.execute):
-        runner.execute = execute
-    return execute
-
-
 def reward_of(score_s: float | None, passed: bool, unit_s: float | None) -> float:
     """0 for a failure; else unit_s / score_s (1 / score_s when there is no unit yet)."""
     if not passed or not score_s or score_s <= 0 or not math.isfinite(score_s):
@@ -88,9 +75,8 @@ class RunnerVerifier:
         self.judged = 0  # runner jobs started, for the logs and the benchmark
 
     def _one(self, code: str, secret_seed: int, mode: str = "benchmark") -> Evaluation:
+        from runner import execute
         from runner.spec import JobSpec
-
-        execute = _runner_execute()
 
         self.judged += 1
         report = execute(

@@ -4,7 +4,7 @@
 runner package imports no torch: the caller's process stays light, and submissions run elsewhere.
 """
 
-from runner.execute import execute
+from runner.dispatch import execute
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
 
 __all__ = ["CaseResult", "JobSpec", "RunReport", "Stats", "Verdict", "execute"]

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from runner.execute import execute
+from runner.dispatch import execute
 from runner.problem import list_problems
 from runner.report import render
 from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec, Verdict

@@ -1,6 +1,6 @@
 """Freezing the contestant while the judge works, and charging it for the CPU time it uses.
 
-The contestant is every process below the judge. The judge is a child subreaper (runner/judge.py), so a
+The contestant is every process below the judge. The judge is a child subreaper (runner/judge/__main__.py), so a
 process of the submission that double-forks, calls setsid or loses its parent is reparented to the judge
 and stays in this tree, on every backend: nothing of the job can leave what is frozen and accounted.
 

@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from runner.limits import Limits, limits_for
+from runner.limits import Limits
 from runner.problem import EXTRA_DIRS_ENV, problem_dirs
 from runner.sandbox import RUNNER_ROOT, Job, JudgeRun, Sandbox, contestant_env, die_with_parent, rlimits, uids
 
@@ -308,7 +308,7 @@ class DockerSandbox(Sandbox):
         from runner.spec import JobSpec
 
         spec = JobSpec(**{**request["spec"], "secret_seed": None})
-        limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
+        limits = Limits(**request["limits"])
         uid = self._lease.uid if self._lease else IMAGE_UID
         config = container_config(
             job_dir=job_dir, job_name=_job_name(job_dir), limits=limits, device=spec.device, threads=spec.threads,
@@ -316,8 +316,6 @@ class DockerSandbox(Sandbox):
         )
         self._note = describe(config, uid=uid, device=spec.device, digest=self._digest)
         config["environment"]["RUNNER_SANDBOX_NOTE"] = self._note
-        if os.environ.get("RUNNER_LIMITS"):  # the operator's limits hold inside the container too
-            config["environment"]["RUNNER_LIMITS"] = os.environ["RUNNER_LIMITS"]
         client = self._client or engine()
         deadline = time.monotonic() + timeout_s
         container = None

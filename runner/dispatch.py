@@ -123,8 +123,10 @@ def execute(spec: JobSpec) -> RunReport:
 def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     key = seal.new_key()
+    # The limits are computed here once and handed down: the judge (in a container too) and the backend
+    # read them from the request.
     request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed,
-               "key": key.hex()}
+               "key": key.hex(), "limits": limits.to_dict()}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()

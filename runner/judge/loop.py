@@ -1,5 +1,5 @@
-"""Judging one job: the trusted side's whole protocol (see runner/judge.py for the process, and
-docs/harness.md for the design).
+"""The case loop: the trusted side's whole protocol for one job (runner/judge/__main__.py is the process,
+docs/harness.md the design).
 
 It owns the run seed, generates every input, keeps private copies of them, computes the reference,
 checks every output, and times the contestant with its own monotonic clock around a go/done handshake.
@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from runner import envinfo, freeze
 from runner.floors import device_kind_from_name, floor_seconds
+from runner.judge.proxy import Contestant, Stop
+from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild
+from runner.judge.verdict import summarize
 from runner.problem import Case, Problem, call_seed, load_problem
-from runner.process import Contestant, Stop
-from runner.sandbox import Job, get_sandbox
+from runner.sandbox import Job
 from runner.spec import CaseResult, JobSpec, RunReport, Verdict
-from runner.timing import StoppingRule, Windows, score
-from runner.transport import CpuArena, arena_bytes, cuda_slot, replace_tensors, same_bits, tensors_of
-from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan, scored_kind
+from runner.timing import StoppingRule, Windows
+from runner.transport import arena_bytes, same_bits, tensors_of
+from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
 MAX_SLOTS = 2048  # and the most calls one window may hold
@@ -44,39 +45,9 @@ class CaseFailure(Exception):
         self.message = message
 
 
-@dataclass
-class CaseLayout:
-    """One case's slots: where each call's inputs and outputs live, seen by the judge."""
-
-    inputs: list[Any]  # per slot: the judge's views of the slot tensors, in the data's structure
-    outputs: list[list[torch.Tensor]]  # per slot: output slot tensors
-    expected_structure: Any  # the reference's output with tensors, to rebuild the output's shape
-    arena: CpuArena | None = None
-    keep: list[Any] = field(default_factory=list)  # GPU slot tensors kept alive
-
-
-def _clone(data: Any) -> Any:
-    return replace_tensors(data, lambda t: t.clone())
-
-
-def _poison(t: torch.Tensor) -> None:
-    """Make an output slot hold something no correct kernel leaves there."""
-    if t.is_floating_point():
-        t.fill_(float("nan"))
-    elif t.dtype == torch.bool:
-        t.fill_(False)
-    else:
-        t.fill_(-12345 if t.dtype.is_signed else 123)
-
-
 def _text(value: Any) -> str:
     """A message from the contestant's side, as the judge repeats it: a string, cut short."""
     return value[:500] if isinstance(value, str) and value else "unknown error"
-
-
-def _rebuild(structure: Any, tensors: list[torch.Tensor]) -> Any:
-    it = iter(tensors)
-    return replace_tensors(structure, lambda _t: next(it))
 
 
 class Judge:
@@ -159,48 +130,6 @@ class Judge:
         self.generate_costs.append(time.perf_counter() - started)
         return data
 
-    def layout(self, sample: Any, expected: Any, slots: int) -> tuple[CaseLayout, dict[str, Any], tuple]:
-        out_like = tensors_of(expected)
-        if self.device == "cpu":
-            arena = CpuArena(slots * (arena_bytes(sample) + arena_bytes(out_like)))
-            ins, outs, in_refs, out_refs = [], [], [], []
-            for _ in range(slots):
-                refs_views: list[Any] = []
-
-                def place(t: torch.Tensor, acc=refs_views) -> Any:
-                    ref, view = arena.alloc(t)
-                    acc.append(view)
-                    return ref
-
-                in_refs.append(replace_tensors(sample, place))
-                it = iter(refs_views)
-                ins.append(replace_tensors(sample, lambda _t, it=it: next(it)))
-                pairs = [arena.alloc(t) for t in out_like]
-                out_refs.append([r for r, _ in pairs])
-                outs.append([v for _, v in pairs])
-            lay = CaseLayout(ins, outs, expected, arena=arena)
-            return lay, self._case_message(in_refs, out_refs), (arena.fd,)
-        ins, outs, in_refs, out_refs, keep = [], [], [], [], []
-        for _ in range(slots):
-            views: list[torch.Tensor] = []
-
-            def place_cuda(t: torch.Tensor, acc=views) -> Any:
-                ref, view = cuda_slot(t)
-                acc.append(view)
-                return ref
-
-            in_refs.append(replace_tensors(sample, place_cuda))
-            it = iter(views)
-            ins.append(replace_tensors(sample, lambda _t, it=it: next(it)))
-            pairs = [cuda_slot(t) for t in out_like]
-            out_refs.append([r for r, _ in pairs])
-            outs.append([v for _, v in pairs])
-            keep.append((views, outs[-1]))
-        return CaseLayout(ins, outs, expected, keep=keep), self._case_message(in_refs, out_refs), ()
-
-    def _case_message(self, in_refs: list[Any], out_refs: list[Any]) -> dict[str, Any]:
-        return {"op": "case", "inputs": in_refs, "outputs": out_refs, "output_dtype": self.problem.output_dtype}
-
     def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, float | None, list[Any], float | None]:
         """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU
         only), per call (outputs, aliases, inputs) as they were at done, joules)."""
@@ -215,7 +144,7 @@ class Judge:
                 for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
                     dst.copy_(src)
                 for t in lay.outputs[slot]:
-                    _poison(t)
+                    poison(t)
             elapsed, cpu, outside, reply = self._cpu_window({"op": "run", "k": k}, timeout, what)
             # The tree's CPU time beyond what an empty window costs it (signals, the harness's round trip),
             # and beyond what the allowed threads past the first spend spinning down off the clock (OpenMP
@@ -276,7 +205,7 @@ class Judge:
             for dst, src in zip(slot_in, tensors_of(data), strict=True):
                 dst.copy_(src)
             for t in slot_out:
-                _poison(t)
+                poison(t)
             self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
             torch.cuda.synchronize()
             deadline = time.monotonic() + timeout
@@ -304,7 +233,7 @@ class Judge:
             for j, (view, original) in enumerate(zip(inputs_after, tensors_of(data), strict=True)):
                 if j not in writable and not same_bits(view, original):
                     return f"custom_kernel changed its input tensor number {j} (inputs are read-only)"
-            ok, message = self.reference.check_implementation(_clone(data), _rebuild(lay.expected_structure, got))
+            ok, message = self.reference.check_implementation(clone(data), rebuild(lay.expected_structure, got))
             self.check_costs.append(time.perf_counter() - started)
             if not ok:
                 return f"wrong output on call {first_call + slot}: {message}"
@@ -343,12 +272,13 @@ class Judge:
         result = CaseResult(id=case.id, kind=kind, status="passed", floor_s=floor)
         call = 0
         sample = self.generate(case, run_seed, call)
-        expected = self.reference.ref_kernel(_clone(sample))
+        expected = self.reference.ref_kernel(clone(sample))
         per_call_bytes = arena_bytes(sample) + arena_bytes(tensors_of(expected))
         slots = max(1, min(MAX_SLOTS, ARENA_CAP // max(per_call_bytes, 1))) if timed else 1
         estimate = None
         # CPU: a window's inputs laid out at once; GPU: one slot, rewritten for each call
-        lay, message, fds = self.layout(sample, expected, slots if self.device == "cpu" else 1)
+        lay, in_refs, out_refs, fds = lay_out(sample, expected, slots if self.device == "cpu" else 1, self.device)
+        message = {"op": "case", "inputs": in_refs, "outputs": out_refs, "output_dtype": self.problem.output_dtype}
         self._thaw()
         self.contestant.request(message, self.limits.call_s, "setting up a case", fds)
         self._freeze()
@@ -468,11 +398,12 @@ class Judge:
             for c in self.problem.cases(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, self.device)
         ]
 
-    def run(self, run_seed: int) -> RunReport:
+    def run(self, run_seed: int, isolation: str) -> RunReport:
         report = RunReport(verdict=Verdict.PASSED, problem=self.spec.problem, mode=self.spec.mode, device=self.device)
         report.limits = self.limits.to_dict()
-        report.isolation = self.contestant_isolation()
+        report.isolation = isolation
         plan = self.plan(run_seed)
+        stopped = None
         try:
             self.start_contestant()
             self._freeze()
@@ -484,7 +415,7 @@ class Judge:
                     self._skip_rest(plan[i + 1 :], "skipped: an earlier case failed")
                     break
         except Stop as stop:
-            report.verdict, report.message = stop.verdict, stop.message
+            stopped = (stop.verdict, stop.message)
             done = {c.id + c.kind for c in self.cases}
             rest = [p for p in plan if p[0].id + p[2] not in done]
             if rest:
@@ -498,26 +429,11 @@ class Judge:
         report.flags = self.flags
         report.platform_fault = self.platform_fault
         report.logs = self.contestant.log.text() if self.contestant else ""
-        failed = [c for c in self.cases if c.status in ("failed", "error")]
-        if report.verdict == Verdict.PASSED and failed:
-            report.verdict = Verdict.ERROR if failed[0].status == "error" else Verdict.FAILED
-            report.message = f"{failed[0].id}: {failed[0].message}"
-            if len(failed) > 1:
-                report.message += f" (and {len(failed) - 1} more failing case(s))"
-        scored = [c for c in self.cases if c.kind == scored_kind(self.spec.mode)]
-        if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
-            report.score_s = score([c.stats.median for c in scored], self.problem.ranking_by)
-        if report.verdict == Verdict.PASSED and self.flags:
-            report.verdict = Verdict.FLAGGED
-            report.message = self.flags[0]["message"]
+        report.verdict, report.message, report.score_s = summarize(
+            stopped=stopped, cases=self.cases, flags=self.flags, mode=self.spec.mode, ranking_by=self.problem.ranking_by
+        )
         return report
 
     def _skip_rest(self, rest, why: str) -> None:
         for case, _seed, kind, _timed in rest:
             self.cases.append(CaseResult(id=case.id, kind=kind, status="skipped", message=why))
-
-    def contestant_isolation(self) -> str:
-        sandbox = get_sandbox(self.spec.sandbox)
-        return getattr(sandbox, "note", sandbox.name)
-
-

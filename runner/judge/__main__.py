@@ -21,8 +21,8 @@ import traceback
 from pathlib import Path
 
 from runner import seal
-from runner.limits import limits_for
-from runner.process import Contestant
+from runner.judge.proxy import Contestant
+from runner.limits import Limits
 from runner.sandbox import Job
 from runner.spec import JobSpec, RunReport, Verdict
 
@@ -54,7 +54,7 @@ def main() -> None:
     spec = JobSpec(**request["spec"])
     os.write(out, seal.frame(key, seal.STARTED))
     try:
-        report = run_job(spec, Path(request["job_dir"]), int(request["run_seed"]))
+        report = run_job(spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"]))
     except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
         traceback.print_exc()
         report = RunReport(
@@ -68,8 +68,7 @@ def main() -> None:
         frame = frame[os.write(out, frame) :]
 
 
-def run_job(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
-    limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
+def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int) -> RunReport:
     job = Job(
         dir=job_dir, submission=job_dir / spec.filename, scratch=job_dir / "scratch",
         device=spec.device, threads=spec.threads, limits=limits,
@@ -78,13 +77,13 @@ def run_job(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
     import torch
 
     from runner import envinfo
-    from runner.judging import Judge
+    from runner.judge.loop import Judge
 
     # The judge's work (fresh inputs, the reference, checks) happens while the contestant is stopped, so
     # it may use every core this process is allowed: more checked calls fit in a case's budget.
     torch.set_num_threads(len(os.sched_getaffinity(0)))
     judge = Judge(spec, job, contestant)
-    report = judge.run(run_seed)
+    report = judge.run(run_seed, contestant.sandbox.note)
     report.env = envinfo.collect(spec.device, spec.threads)
     report.env["seed"] = envinfo.seed_hash(run_seed)
     report.env["device_kind"] = judge.kind
