@@ -1,7 +1,7 @@
 # The two commands of the README. Both set up .venv first (idempotent, fast when nothing changed).
 PORT ?= 8000
 
-.PHONY: run test setup docker
+.PHONY: run test check setup docker
 
 setup:
 	@bash scripts/setup.sh
@@ -14,7 +14,17 @@ run: setup
 docker: setup
 	@bash scripts/docker.sh setup || echo "make: no Docker engine or runner image here; the docker tests will skip"
 
+# The fast tier for an edit-test loop (a few minutes): lint, format, types, and every test that starts no
+# judge process. `make test` runs everything.
+check: setup
+	@bash scripts/services.sh
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
+	.venv/bin/python -m pytest -q -m "not judge"
+
 test: setup docker
 	@bash scripts/services.sh
 	.venv/bin/ruff check .
+	.venv/bin/mypy
 	.venv/bin/python -m pytest -q

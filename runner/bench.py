@@ -93,7 +93,8 @@ def fidelity(args) -> None:
         for case in problem.cases("benchmark", args.device):
             # the median over the runs of the case's median window: one run's figure drifts with the machine
             judged = statistics.median(
-                c.stats.median for r in reports for c in r.cases if c.id == case.id and c.kind == "benchmark"
+                c.stats.median for r in reports for c in r.cases
+                if c.id == case.id and c.kind == "benchmark" and c.stats and c.stats.median is not None
             )
             alone = independent_time(problem, case, args.device, args.threads, hand_over=False)
             handed = independent_time(problem, case, args.device, args.threads, hand_over=True)

@@ -76,17 +76,18 @@ class Harness:
     def __init__(self, channel: Channel, hello: dict[str, Any]):
         self.channel = channel
         self.device = hello["device"]
-        self.kernel = None
+        self.kernel: Any = None
         self.arena: CpuArena | None = None
         self.old_arenas: list[CpuArena] = []
         self.inputs: list[Any] = []
         self.outputs: list[list[Any]] = []
-        self.control = None  # GPU: shared go/done counters
+        self.control: Any = None  # GPU: shared go/done counters, a ctypes array over the control memfd
         self.output_dtype = "exact"  # the problem's output policy (runner.problem.Problem.output_dtype)
 
     def load(self, path: str) -> None:
         sys.path.insert(0, os.path.dirname(path))
         spec = importlib.util.spec_from_file_location("submission", path)
+        assert spec is not None and spec.loader is not None  # a .py path always has a loader
         module = importlib.util.module_from_spec(spec)
         sys.modules["submission"] = module
         spec.loader.exec_module(module)

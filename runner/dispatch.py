@@ -16,6 +16,7 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from runner import scanner, seal
 from runner.limits import limits_for, name_limit
@@ -132,7 +133,7 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
     started = time.monotonic()
     with _not_dumpable():  # the key lives here too: no process of the contestant may read this one's memory
         run = sandbox.run_judge(request, job_dir, env, limits.wall_s + JUDGE_GRACE_S)
-    base = {"problem": spec.problem, "mode": spec.mode, "device": spec.device, "isolation": sandbox.note}
+    base: dict[str, Any] = {"problem": spec.problem, "mode": spec.mode, "device": spec.device, "isolation": sandbox.note}
     if run.timed_out:
         return RunReport(
             verdict=Verdict.TIMEOUT, message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
@@ -157,6 +158,7 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
         message = f"the run ended without a valid report from the judge: {why}"
         return RunReport(verdict=Verdict.ERROR, message=message, limits=limits.to_dict(), logs=tail, **base,
                          cases=[CaseResult(id=spec.problem, kind="run", status="error", message=message)])
+    assert stream.report is not None  # believed: a report frame and status 0 (above)
     report = RunReport.from_dict(json.loads(stream.report))
     report.message = name_limit(report.message, limits)
     return report

@@ -57,8 +57,8 @@ def collect(device: str, threads: int) -> dict[str, Any]:
     if device == "cuda":
         env["device"] = torch.cuda.get_device_name()
         env["cuda"] = torch.version.cuda
-        env["driver"] = Nvml.get().driver() if Nvml.get() else None
         nvml = Nvml.get()
+        env["driver"] = nvml.driver() if nvml else None
         if nvml:
             env["clocks_mhz"] = nvml.clocks()
     else:

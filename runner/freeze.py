@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Sequence
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
@@ -28,7 +29,7 @@ class FreezeError(Exception):
 
 
 def _children(pid: int) -> list[int]:
-    out = []
+    out: list[int] = []
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/children") as f:
@@ -92,7 +93,7 @@ def _signal(pids: list[int], sig: int) -> None:
             pass
 
 
-def freeze(known: list[int] = (), timeout: float = 2.0) -> list[int]:
+def freeze(known: Sequence[int] = (), timeout: float = 2.0) -> list[int]:
     """Stop every process below this one and wait until every thread has stopped; a process forked while
     the tree was being stopped is stopped too. The `known` pids (the last freeze's) are stopped first, at
     once, before the tree is walked again for new ones. Returns the pids. Raises FreezeError past

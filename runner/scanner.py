@@ -29,7 +29,7 @@ def _patches(tree: ast.AST) -> list[tuple[int, str]]:
     """Assignments to attributes of torch, time, triton or builtins modules: monkeypatching."""
     found = []
     for node in ast.walk(tree):
-        targets = []
+        targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and node.args:
@@ -41,7 +41,7 @@ def _patches(tree: ast.AST) -> list[tuple[int, str]]:
             if isinstance(root, ast.Name) and root.id in ("torch", "time", "triton", "builtins", "sys", "gc") and (
                 target is not root or isinstance(node, ast.Call)
             ):
-                found.append((node.lineno, ast.unparse(target)))
+                found.append((getattr(node, "lineno", 0), ast.unparse(target)))
     return found
 
 

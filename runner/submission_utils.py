@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from contextlib import ContextDecorator
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
@@ -47,7 +47,7 @@ class DeterministicContext(ContextDecorator):
         torch.use_deterministic_algorithms(True, warn_only=True)
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         deterministic, benchmark, algorithms, warn_only = self._saved
         torch.backends.cudnn.deterministic = deterministic
         torch.backends.cudnn.benchmark = benchmark
@@ -64,7 +64,7 @@ class DisableCuDNNTF32(ContextDecorator):
         torch.backends.cuda.matmul.allow_tf32 = False
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = self._saved
         return False
 
@@ -110,12 +110,13 @@ def verbose_allequal(received: torch.Tensor, expected: torch.Tensor, max_print: 
     return verbose_allclose(received, expected, rtol=0.0, atol=0.0, max_print=max_print)
 
 
-def make_match_reference(reference: Callable[[Any], Any], **tolerance: float) -> Callable[[Any, Any], tuple[bool, str]]:
+def make_match_reference(reference: Callable[[Any], Any], rtol: float = 1e-5,
+                         atol: float = 1e-8) -> Callable[[Any, Any], tuple[bool, str]]:
     """A `check_implementation(data, output)` that compares `output` with `reference(data)` within
-    `tolerance` (rtol, atol): for a submission's own testing, on data it made itself."""
+    rtol and atol: for a submission's own testing, on data it made itself."""
 
     def check_implementation(data: Any, output: Any) -> tuple[bool, str]:
-        reasons = verbose_allclose(output, reference(data), **tolerance)
+        reasons = verbose_allclose(output, reference(data), rtol=rtol, atol=atol)
         return (not reasons), "\n".join(reasons)
 
     return check_implementation

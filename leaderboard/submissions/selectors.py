@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
-from leaderboard.submissions.models import Mode, State, Submission
+from leaderboard.submissions.models import Mode, Source, State, Submission
 
 
 @dataclass(frozen=True)
@@ -91,3 +93,22 @@ def submission_queue_position(*, submission: Submission) -> int | None:
         Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.id)
     )
     return ahead.count() + 1
+
+
+_RANKINGS_GENERATION_KEY = "submissions:rankings:generation"
+
+
+def rankings_generation() -> int:
+    """Changes whenever a decision changes who ranks without a new run (a review, a rejudge): part of the
+    key under which pages cache the standings."""
+    return cache.get(_RANKINGS_GENERATION_KEY, 0)
+
+
+def rankings_changed() -> None:
+    """Start a new generation of the rankings: pages recompute their standings on the next view."""
+    cache.set(_RANKINGS_GENERATION_KEY, time.time_ns(), None)
+
+
+def source_of(*, submission: Submission) -> Source:
+    """The submission's source text (listing submissions never loads it; one page does)."""
+    return Source.objects.get(pk=submission.source_id)

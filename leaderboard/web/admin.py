@@ -1,5 +1,5 @@
 """The staff's review page in the admin: flagged runs with their evidence in view, accept or reject them,
-rejudge any finished submission. The writes are leaderboard.web.services'; nothing here edits a row."""
+rejudge any finished submission. The writes are leaderboard.submissions.review's; nothing here edits a row."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ from django.utils.html import format_html
 
 from leaderboard.errors import Refusal
 from leaderboard.submissions.models import State
+from leaderboard.submissions.review import (
+    submission_accept_flagged,
+    submission_reject_flagged,
+    submission_rejudge,
+)
 from leaderboard.web.code import highlight
 from leaderboard.web.models import SubmissionReview
 from leaderboard.web.selectors import run_of
-from leaderboard.web.services import submission_accept_flagged, submission_reject_flagged, submission_rejudge
 
 
 class NeedsReviewFilter(admin.SimpleListFilter):

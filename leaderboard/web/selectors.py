@@ -4,7 +4,6 @@ eligibility by itself."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,7 +15,12 @@ from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
 from leaderboard.problems.selectors import problem_list
 from leaderboard.submissions.models import DeviceKind, Mode, Run, State, Submission
-from leaderboard.submissions.selectors import RankingEntry, ranking_eligible, ranking_for_problem
+from leaderboard.submissions.selectors import (
+    RankingEntry,
+    ranking_eligible,
+    ranking_for_problem,
+    rankings_generation,
+)
 from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
 
 
@@ -46,7 +50,6 @@ def device_bests(*, problem: Problem) -> list[DeviceBest]:
 
 RANKING_ROWS = 25  # entries of each device kind on a problem page; ?device=KIND shows all of one kind
 BOARD_TTL_S = 10.0
-_GENERATION_KEY = "web:board:generation"
 
 
 @dataclass(frozen=True)
@@ -65,22 +68,17 @@ def problem_board(*, problem: Problem) -> Board:
     """The problem's Board, computed once per change of the judged runs and kept in the cache.
 
     The key holds the newest run's id (one index lookup), so a finished run is on the pages at once; staff
-    decisions made through leaderboard.web.services start a new generation; anything else that changes
+    decisions made through leaderboard.submissions.review start a new generation; anything else that changes
     eligibility behind the services' back (an admin editing a row, a user deactivated) shows within
     BOARD_TTL_S. With a cache shared by the web processes (Redis in production) the generation reaches
     them all; with the default per-process memory cache the others catch up within BOARD_TTL_S."""
     newest_run = Run.objects.aggregate(newest=Max("id"))["newest"] or 0
-    key = f"web:board:{problem.pk}:{problem.current_version_id}:{newest_run}:{cache.get(_GENERATION_KEY, 0)}"
+    key = f"web:board:{problem.pk}:{problem.current_version_id}:{newest_run}:{rankings_generation()}"
     board = cache.get(key)
     if board is None:
         board = _compute_board(problem, key)
         cache.set(key, board, BOARD_TTL_S)
     return board
-
-
-def board_invalidate() -> None:
-    """Start a new generation of every Board: the next page view recomputes its standings."""
-    cache.set(_GENERATION_KEY, time.time_ns(), None)
 
 
 def _compute_board(problem: Problem, key: str) -> Board:

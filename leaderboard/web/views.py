@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib import messages
@@ -17,18 +16,26 @@ from django.urls import reverse, reverse_lazy
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from leaderboard.accounts.models import ApiToken
+from leaderboard.accounts.selectors import api_token_of, api_tokens_of
 from leaderboard.accounts.services import api_token_create, api_token_revoke
 from leaderboard.errors import NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
-from leaderboard.submissions.models import Mode, Source, State
-from leaderboard.submissions.selectors import ranking_for_problem, submission_queue_position
+from leaderboard.submissions.models import Mode, State
+from leaderboard.submissions.selectors import ranking_for_problem, source_of, submission_queue_position
 from leaderboard.submissions.services import submission_create
 from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
 from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
 from leaderboard.web.markdown import render_markdown
 from leaderboard.web.plots import CaseTiming, case_chart, record_chart
+from leaderboard.web.presentation import (
+    case_label,
+    case_rows,
+    flag_view,
+    limit_text,
+    report_text,
+    status_counts,
+)
 from leaderboard.web.selectors import (
     BOARD_TTL_S,
     agent_run_of,
@@ -40,10 +47,7 @@ from leaderboard.web.selectors import (
     user_best_entries,
     user_submissions,
 )
-from leaderboard.web.templatetags.units import byte_size
 from runner.limits import MODE_LIMITS
-from runner.report import render as render_report
-from runner.spec import RunReport
 from runner.vocabulary import DEVICE_KINDS
 
 LOGIN = reverse_lazy("web:login")
@@ -231,46 +235,6 @@ def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
     return response
 
 
-@dataclass(frozen=True)
-class CaseRow:
-    case: object  # RunCase
-    flops_per_s: float | None
-    bytes_per_s: float | None
-    flops_fraction: float | None  # of the device's peak
-    bytes_fraction: float | None
-    joules_per_call: float | None
-
-
-def _case_rows(cases, device_kind: str) -> list[CaseRow]:
-    peak = DEVICE_KINDS.get(device_kind)
-    rows = []
-    for c in cases:
-        stats = c.stats or {}
-        flops, nbytes = stats.get("flops_per_s"), stats.get("bytes_per_s")
-        rows.append(
-            CaseRow(
-                c,
-                flops,
-                nbytes,
-                flops / peak.flops_per_s if peak and flops else None,
-                nbytes / peak.bytes_per_s if peak and nbytes else None,
-                stats.get("joules_per_call"),
-            )
-        )
-    return rows
-
-
-def _case_label(case_id: str) -> str:
-    return case_id[case_id.find("[") + 1 : -1] if case_id.endswith("]") and "[" in case_id else case_id
-
-
-def _report_text(report: dict) -> str:
-    try:
-        return render_report(RunReport.from_dict(report))
-    except (TypeError, KeyError, ValueError):  # a report from an older runner, with other fields
-        return ""
-
-
 @require_GET
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _visible_submission(request, submission_id)
@@ -278,10 +242,10 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     report = run.report if run else {}
     cases = list(run.cases.all()) if run else []
     source_visible = can_see_source(request.user, submission)
-    source = Source.objects.get(pk=submission.source_id) if source_visible else None
+    source = source_of(submission=submission) if source_visible else None
     timed = [
         CaseTiming(
-            _case_label(c.case_id),
+            case_label(c.case_id),
             c.kind,
             c.mean_s,
             c.stderr_s,
@@ -297,15 +261,15 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "problem": submission.problem_version.problem,
         "run": run,
         "report": report,
-        "report_text": _report_text(report) if run else "",
-        "case_rows": _case_rows(cases, submission.device_kind),
-        "counts": _counts(cases),
+        "report_text": report_text(report) if run else "",
+        "case_rows": case_rows(cases, submission.device_kind),
+        "counts": status_counts(cases),
         "chart": case_chart(timed) if timed else None,
         "peak": DEVICE_KINDS.get(submission.device_kind),
         "energy_measured": any((c.stats or {}).get("joules_per_call") for c in cases),
-        "flags": [_flag_view(f) for f in (run.flags if run else [])],
+        "flags": [flag_view(f) for f in (run.flags if run else [])],
         "env": sorted((report.get("env") or {}).items()),
-        "limits": [(k, _limit_text(k, v)) for k, v in sorted((report.get("limits") or {}).items())],
+        "limits": [(k, limit_text(k, v)) for k, v in sorted((report.get("limits") or {}).items())],
         "source_visible": source_visible,
         "source": highlight(source.text, line_numbers=True) if source else None,
         "source_meta": source,
@@ -319,40 +283,12 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     return render(request, "web/submission_detail.html", context)
 
 
-def _limit_text(name: str, value) -> str:
-    if not isinstance(value, int | float):
-        return str(value)
-    if name.endswith("_bytes"):
-        return byte_size(value)
-    if name.endswith("_s"):
-        return f"{value:g} s"
-    return f"{value:g}"
-
-
-def _counts(cases) -> list[tuple[str, int]]:
-    counts: dict[str, int] = {}
-    for c in cases:
-        counts[c.status] = counts.get(c.status, 0) + 1
-    return sorted(counts.items())
-
-
-def _flag_view(flag: dict) -> dict:
-    evidence = flag.get("evidence")
-    if isinstance(evidence, dict):
-        items = [(k, v if isinstance(v, str | int | float) else json.dumps(v)) for k, v in evidence.items()]
-    elif evidence is None:
-        items = []
-    else:
-        items = [("evidence", evidence if isinstance(evidence, str) else json.dumps(evidence, indent=1))]
-    return {"kind": flag.get("kind", "?"), "message": flag.get("message", ""), "evidence": items}
-
-
 @require_GET
 def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _visible_submission(request, submission_id)
     if not can_see_source(request.user, submission):
         raise Http404("This source is visible to its author and staff only.")
-    source = Source.objects.get(pk=submission.source_id)
+    source = source_of(submission=submission)
     response = HttpResponse(source.text, content_type="text/x-python; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="submission_{submission.pk}.py"'
     return response
@@ -419,7 +355,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "new_token": request.session.pop(_TOKEN_SESSION_KEY, None),
-            "tokens": ApiToken.objects.filter(user=request.user).order_by("-created_at"),
+            "tokens": api_tokens_of(user=request.user),
             "api_url": request.build_absolute_uri("/api/"),
         },
     )
@@ -428,7 +364,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @login_required(login_url=LOGIN)
 @require_POST
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
-    token = get_object_or_404(ApiToken, pk=token_id, user=request.user)
+    token = _or_404(api_token_of, user=request.user, token_id=token_id)
     api_token_revoke(token=token)
     messages.success(
         request, f"The token {token.hint}… is revoked; requests with it are refused from now on."

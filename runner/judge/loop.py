@@ -157,7 +157,7 @@ class Judge:
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         joules = None
-        if energy0 is not None:
+        if energy0 is not None and self.nvml:
             energy1 = self.nvml.energy_mj()
             joules = (energy1 - energy0) / 1000 if energy1 is not None else None
         if reply.get("ok") is not True:
@@ -189,14 +189,15 @@ class Judge:
             and len({a for a in call if a is not None}) == sum(a is not None for a in call)
             for call in aliases
         )
-        if not ok:
+        if not ok or aliases is None:
             raise self.contestant.broke_protocol(f"a malformed list of outputs for a window of {case.id}")
         return aliases
 
     def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str):
         """Reveal one input at a time: each call's input is written, L2 flushed and the device synced only
         after the previous call's done, so calls cannot be batched. Both sides spin on shared counters."""
-        ctl = self.contestant.control
+        ctl, flush = self.contestant.control, self.l2_flush
+        assert ctl is not None and flush is not None  # both exist on a GPU run
         ctl[0] = ctl[1] = 0  # the contestant is idle, waiting for a command
         self.contestant.channel.send_command({"op": "run", "k": len(datas), "per_call": True})
         total, snaps = 0, []
@@ -206,7 +207,7 @@ class Judge:
                 dst.copy_(src)
             for t in slot_out:
                 poison(t)
-            self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
+            flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
             torch.cuda.synchronize()
             deadline = time.monotonic() + timeout
             t0 = time.perf_counter_ns()
@@ -332,20 +333,22 @@ class Judge:
                 estimate = windows.mean
                 if time.monotonic() > self.deadline:
                     raise self.contestant.stop_wall()
-            result.stats = windows.stats(flops, nbytes_moved)
-            if result.stats.charged_windows * 2 > result.stats.windows:
+            result.stats = stats = windows.stats(flops, nbytes_moved)
+            median = stats.median
+            assert median is not None  # windows.stats sets it once any window was timed
+            if stats.charged_windows * 2 > stats.windows and stats.cpu_median and stats.wall_median:
                 result.message = (
                     f"scored by the CPU time of its threads and processes, "
-                    f"{result.stats.cpu_median / result.stats.wall_median:.2g} times the wall time: the job "
+                    f"{stats.cpu_median / stats.wall_median:.2g} times the wall time: the job "
                     f"allows {self.spec.threads} thread(s)"
                 )
-            if floor is not None and result.stats.median < floor:
+            if floor is not None and median < floor:
                 result.status = "flagged"
                 result.message = (
-                    f"{result.stats.median * 1e6:.3g} us per call is below the physical floor of "
+                    f"{median * 1e6:.3g} us per call is below the physical floor of "
                     f"{floor * 1e6:.3g} us on {DEVICE_KINDS[self.kind].part}"
                 )
-                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "median_s": result.stats.median, "floor_s": floor})
+                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "median_s": median, "floor_s": floor})
             return result
         except CaseFailure as failure:
             result.status, result.message = failure.status, failure.message

@@ -29,7 +29,8 @@ def summarize(*, stopped: tuple[str, str] | None, cases: list[CaseResult], flags
             message += f" (and {len(failed) - 1} more failing case(s))"
         return verdict, message, None
     scored = [c for c in cases if c.kind == scored_kind(mode)]
-    score_s = score([c.stats.median for c in scored], ranking_by) if scored and all(c.stats for c in scored) else None
+    medians = [c.stats.median for c in scored if c.stats and c.stats.median is not None]
+    score_s = score(medians, ranking_by) if scored and len(medians) == len(scored) else None
     if flags:
         return Verdict.FLAGGED, flags[0]["message"], score_s
     return Verdict.PASSED, "", score_s

@@ -121,10 +121,12 @@ class Sandbox:
 
     name = "none"
     isolated = False
-    note = (
-        "not isolated: the contestant ran as an ordinary child process without capabilities (sandbox none, "
-        "for unit tests; refused in leaderboard mode)"
-    )
+
+    @property
+    def note(self) -> str:
+        """What isolated the contestant, in words, for the report."""
+        return ("not isolated: the contestant ran as an ordinary child process without capabilities (sandbox "
+                "none, for unit tests; refused in leaderboard mode)")
 
     def prepare(self, job_dir: Path) -> None:
         """Before the judge starts (in the calling process): set the job directory up for this backend.

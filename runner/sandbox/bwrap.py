@@ -259,7 +259,7 @@ class BwrapSandbox(Sandbox):
         env.update(USER=USER_NAME, LOGNAME=USER_NAME)
 
         def pre_exec() -> None:
-            if stage is not None:
+            if stage is not None and uid is not None:  # a stage exists only for a leased uid
                 stage.mount()  # still root, in a mount namespace of its own
                 os.setgroups([])
                 os.setgid(uid)

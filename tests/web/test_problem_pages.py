@@ -77,7 +77,7 @@ def test_the_cached_standings_follow_new_runs_and_staff_decisions(client, alice,
     table = client.get("/problems/vectoradd/").content.decode().split('data-device="cpu"')[1].split("</table>")[0]
     assert table.index("bob") < table.index("alice")
 
-    from leaderboard.web.services import submission_accept_flagged
+    from leaderboard.submissions.review import submission_accept_flagged
 
     flagged = judged(staff, score_s=1e-7, verdict="flagged", flags=[floor_flag])
     assert "staff" not in client.get("/problems/vectoradd/").content.decode().split("<h2>Rankings")[1].split("</section>")[0]

@@ -1,4 +1,5 @@
-"""Writes that staff make from the admin: deciding a flagged run, and rejudging a submission.
+"""The review of finished submissions, the last steps of their state machine: staff deciding a flagged
+run, and rejudging a submission (the admin's actions call these).
 
 Each is a compare-and-set on the submission's state, like every other change of state (see
 leaderboard.submissions.services): of two staff deciding the same run at once, the second changes nothing.
@@ -13,8 +14,8 @@ from django.utils import timezone
 
 from leaderboard.errors import Refusal
 from leaderboard.submissions.models import FINAL_STATES, Run, State, Submission
+from leaderboard.submissions.selectors import rankings_changed
 from leaderboard.submissions.services import submission_enqueue
-from leaderboard.web.selectors import board_invalidate
 
 # A flagged case kept its outputs right; once staff accept the run, it counts as passed.
 _ACCEPTED_CASE_STATUSES = ("passed", "flagged")
@@ -39,7 +40,7 @@ def submission_accept_flagged(*, submission_id: int, reviewer, note: str = "") -
         run.public_passed = bool(public) and all(s in _ACCEPTED_CASE_STATUSES for s in public)
         run.secret_passed = bool(secret) and all(s in _ACCEPTED_CASE_STATUSES for s in secret)
         run.save(update_fields=["verdict", "message", "flagged", "public_passed", "secret_passed"])
-    board_invalidate()
+    rankings_changed()
     return Submission.objects.get(pk=submission_id)
 
 
@@ -53,7 +54,7 @@ def submission_reject_flagged(*, submission_id: int, reviewer, note: str = "") -
         ):
             raise Refusal(f"Submission #{submission_id} is not flagged (any more); nothing was changed.")
         Run.objects.filter(submission_id=submission_id).update(verdict=State.REJECTED, message=message)
-    board_invalidate()
+    rankings_changed()
     return Submission.objects.get(pk=submission_id)
 
 
@@ -81,5 +82,5 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
         transaction.on_commit(
             partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
         )
-    board_invalidate()
+    rankings_changed()
     return Submission.objects.get(pk=submission_id)

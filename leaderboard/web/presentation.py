@@ -1,0 +1,80 @@
+"""How the pages present what a run left behind: case rows with their share of the device's peaks, the
+report as text, limits and flags in words. Pure functions of the rows and the report; the views call them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from leaderboard.web.templatetags.units import byte_size
+from runner.report import render as render_report
+from runner.spec import RunReport
+from runner.vocabulary import DEVICE_KINDS
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    case: object  # RunCase
+    flops_per_s: float | None
+    bytes_per_s: float | None
+    flops_fraction: float | None  # of the device's peak
+    bytes_fraction: float | None
+    joules_per_call: float | None
+
+
+def case_rows(cases, device_kind: str) -> list[CaseRow]:
+    peak = DEVICE_KINDS.get(device_kind)
+    rows = []
+    for c in cases:
+        stats = c.stats or {}
+        flops, nbytes = stats.get("flops_per_s"), stats.get("bytes_per_s")
+        rows.append(
+            CaseRow(
+                c,
+                flops,
+                nbytes,
+                flops / peak.flops_per_s if peak and flops else None,
+                nbytes / peak.bytes_per_s if peak and nbytes else None,
+                stats.get("joules_per_call"),
+            )
+        )
+    return rows
+
+
+def case_label(case_id: str) -> str:
+    return case_id[case_id.find("[") + 1 : -1] if case_id.endswith("]") and "[" in case_id else case_id
+
+
+def report_text(report: dict) -> str:
+    try:
+        return render_report(RunReport.from_dict(report))
+    except (TypeError, KeyError, ValueError):  # a report from an older runner, with other fields
+        return ""
+
+
+def limit_text(name: str, value) -> str:
+    if not isinstance(value, int | float):
+        return str(value)
+    if name.endswith("_bytes"):
+        return byte_size(value)
+    if name.endswith("_s"):
+        return f"{value:g} s"
+    return f"{value:g}"
+
+
+def status_counts(cases) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for c in cases:
+        counts[c.status] = counts.get(c.status, 0) + 1
+    return sorted(counts.items())
+
+
+def flag_view(flag: dict) -> dict:
+    evidence = flag.get("evidence")
+    if isinstance(evidence, dict):
+        items = [(k, v if isinstance(v, str | int | float) else json.dumps(v)) for k, v in evidence.items()]
+    elif evidence is None:
+        items = []
+    else:
+        items = [("evidence", evidence if isinstance(evidence, str) else json.dumps(evidence, indent=1))]
+    return {"kind": flag.get("kind", "?"), "message": flag.get("message", ""), "evidence": items}
