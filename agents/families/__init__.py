@@ -7,6 +7,8 @@ over these assignments; the rendered code is judged like anyone's.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,20 +55,18 @@ class DesignSpace:
 
 
 def design_space(problem: str, device: str) -> DesignSpace:
-    """The design space of `problem` on `device` ("cpu" or "cuda"); KeyError if there is none."""
-    if problem == "trimul":
-        from agents.families import trimul
+    """The design space of `problem` on `device` ("cpu" or "cuda"); KeyError if there is none.
 
-        return trimul.space(device)
-    if problem == "vectoradd":
-        from agents.families import vectoradd
+    Found by convention: the module agents/families/<problem>.py, with a function `space(device)`."""
+    if problem not in known_spaces():
+        raise KeyError(f"no design space for problem {problem!r}; the offline policy knows "
+                       f"{', '.join(known_spaces())} (agents/families/<problem>.py adds one)")
+    return importlib.import_module(f"agents.families.{problem}").space(device)
 
-        return vectoradd.space(device)
-    if problem == "matmul":
-        from agents.families import matmul
 
-        return matmul.space(device)
-    raise KeyError(f"no design space for problem {problem!r}; the offline policy knows trimul, vectoradd, matmul")
+def known_spaces() -> list[str]:
+    """The problems with a design space: every module of this package."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 class Source:
