@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
@@ -25,6 +24,8 @@ from pathlib import Path
 from agents.loop import step_secret
 from agents.runs import make_run
 from agents.verifier import Evaluation, RunnerVerifier
+from runner.report import format_time
+from runner.timing import geometric_mean
 
 METHODS = ("ttt-discover", "best-of-n", "reuse-no-training")
 
@@ -65,7 +66,7 @@ def confirm(verifier: RunnerVerifier, reference_code: str, rows: list[dict], rou
                 times[code].append(ev.score_s)
     median = {c: statistics.median(t) for c, t in times.items() if t}
     reference_s = median.get(reference_code)
-    print(f"\nhead to head, {rounds} rounds: the reference {_fmt_s(reference_s)} (median)")
+    print(f"\nhead to head, {rounds} rounds: the reference {format_time(reference_s)} (median)")
     for row in rows:
         row["confirmed_s"] = median.get(row["best_code"])
         found = row["confirmed_s"]
@@ -73,14 +74,8 @@ def confirm(verifier: RunnerVerifier, reference_code: str, rows: list[dict], rou
 
 
 def _geomean(values) -> float:
-    values = [max(v or 0.0, 1e-9) for v in values]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
-
-
-def _fmt_s(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    return f"{seconds * 1e3:.3f} ms" if seconds < 1 else f"{seconds:.3f} s"
+    """The geometric mean of speed-ups, a missing one counting as (almost) nothing."""
+    return geometric_mean([max(v or 0.0, 1e-9) for v in values]) or 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             best = run.run(
                 on_step=lambda r, d, m=method, s=seed: print(
                     f"  [{m} seed {s}] step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, "
-                    f"best {r.best_reward:.3f} ({_fmt_s(r.best_runtime_s)}), {r.passed}/{r.candidates} passed",
+                    f"best {r.best_reward:.3f} ({format_time(r.best_runtime_s)}), {r.passed}/{r.candidates} passed",
                     flush=True,
                 )
             )
@@ -151,13 +146,13 @@ def main(argv: list[str] | None = None) -> int:
             }
             results.append(row)
             print(
-                f"{method:>18} seed {seed}: best {_fmt_s(row['best_s'])} = {row['speedup'] or 0:.2f}x the reference "
+                f"{method:>18} seed {seed}: best {format_time(row['best_s'])} = {row['speedup'] or 0:.2f}x the reference "
                 f"({row['candidates']} candidates, {row['seconds']:.0f} s)",
                 flush=True,
             )
     if results and not args.no_confirm:
         confirm(inner, reference_code, results, args.confirm_rounds)
-    print(f"\nreference (seed design): {_fmt_s(unit_s)}; runner jobs: {inner.judged}; "
+    print(f"\nreference (seed design): {format_time(unit_s)}; runner jobs: {inner.judged}; "
           f"wall time {time.monotonic() - started:.0f} s")
     print(f"{'method':>18}  " + "  ".join(f"seed {s:<11}" for s in range(args.seeds))
           + "  geo-mean speed-up (searched / head to head)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agents.policy import Context
+from runner.report import format_time
 
 SYSTEM = (
     "You are an expert GPU and CPU kernel engineer. You rewrite a working submission so that it runs faster "
@@ -15,23 +16,14 @@ SYSTEM = (
 )
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "not measured"
-    if seconds >= 1e-1:
-        return f"{seconds:.3f} s"
-    if seconds >= 1e-4:
-        return f"{seconds * 1e3:.3f} ms"
-    return f"{seconds * 1e6:.1f} us"
-
-
 def build_messages(context: Context, statement: str = "") -> list[dict[str, str]]:
     """Chat messages for one group: the problem, the start's code and its measured runtime."""
     lines = [f"Problem: {context.problem} (device: {context.device})."]
     if statement:
         lines += ["", statement.strip()]
     lines += ["", "The current submission:", "```python", context.start_code.rstrip(), "```"]
-    runtime = f"Its measured runtime (geometric mean over the benchmark cases) is {_duration(context.start_runtime_s)}"
+    measured = format_time(context.start_runtime_s) if context.start_runtime_s is not None else "not measured"
+    runtime = f"Its measured runtime (geometric mean over the benchmark cases) is {measured}"
     if context.reference_s and context.start_runtime_s:
         runtime += f", {context.reference_s / context.start_runtime_s:.2f}x the reference's speed"
     lines += ["", runtime + ".", "Write a faster version."]

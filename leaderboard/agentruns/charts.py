@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from runner.report import format_time
+
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 78, 16, 16, 46
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
@@ -30,15 +32,8 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 
 
 def seconds_label(value: float) -> str:
-    """A duration with the unit that keeps it readable: 1.2 s, 35 ms, 410 us."""
-    a = abs(value)
-    if a == 0:
-        return "0"
-    if a >= 1:
-        return f"{value:g} s"
-    if a >= 1e-3:
-        return f"{value * 1e3:g} ms"
-    return f"{value * 1e6:g} us"
+    """An axis label: a duration in the unit that reads best (runner.report.format_time), and a bare 0."""
+    return "0" if value == 0 else format_time(abs(value))
 
 
 def line_chart(

@@ -23,8 +23,9 @@ from urllib.parse import quote
 
 from leaderboard.client.config import config_path, load_config
 from leaderboard.client.connection import ApiClient, ApiError
-from leaderboard.client.report import format_seconds, render_report
+from leaderboard.client.report import render_report
 from runner import vocabulary
+from runner.report import format_time
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
 MODES = tuple(vocabulary.Mode)
@@ -126,7 +127,7 @@ def _rankings(client: ApiClient, args) -> int:
     for e in ranking["entries"]:
         who = e["user"] + (" (agent)" if e["is_agent"] else "")
         print(
-            f"{e['rank']:>4}. {who:<{width}}  {format_seconds(e['score_s']):>10}  {e['language']:<8}"
+            f"{e['rank']:>4}. {who:<{width}}  {format_time(e['score_s']):>10}  {e['language']:<8}"
             f"  #{e['submission_id']}  {e['submitted_at'][:19].replace('T', ' ')}"
         )
     return 0

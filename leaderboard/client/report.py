@@ -6,6 +6,8 @@ import shutil
 from datetime import datetime
 from typing import Any
 
+from runner.report import format_time
+
 _ORDER = ("failed", "error", "timeout", "flagged", "rejected", "skipped", "passed")
 _COLOURS = {
     "passed": "32",
@@ -16,16 +18,6 @@ _COLOURS = {
     "flagged": "33",
     "skipped": "33",
 }
-
-
-def format_seconds(seconds: float | None) -> str:
-    """12.3 us, 4.56 ms, 1.20 s: three significant figures in the unit that reads best."""
-    if seconds is None:
-        return ""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def _paint(text: str, status: str, colour: bool) -> str:
@@ -44,9 +36,9 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
         status = case["status"]
         parts = [case["id"], _paint(status.upper(), status, colour)]
         if case.get("mean_s") is not None:
-            timing = format_seconds(case["mean_s"])
+            timing = format_time(case["mean_s"])
             if case.get("stderr_s"):
-                timing += f" ± {format_seconds(case['stderr_s'])}"
+                timing += f" ± {format_time(case['stderr_s'])}"
             parts.append(timing)
         if case.get("kind") == "secret":
             parts.append("(secret inputs)")
@@ -56,7 +48,7 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
         lines.append(line)
     if submission.get("score_s") is not None:
         lines.append(
-            f"score: {format_seconds(submission['score_s'])} (geometric mean of the benchmark means)"
+            f"score: {format_time(submission['score_s'])} (geometric mean of the benchmark means)"
         )
     state = submission["state"]
     if state != "passed" and submission.get("message"):

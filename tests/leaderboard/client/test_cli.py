@@ -8,8 +8,9 @@ import sys
 import pytest
 from testbed import CORRECT_VECTORADD, ROOT, free_port
 
-from leaderboard.client.report import format_seconds, render_report
+from leaderboard.client.report import render_report
 from leaderboard.submissions.models import Submission
+from runner.report import format_time
 
 
 def kernelboard(*args, url, token=None, home=None, timeout=60):
@@ -114,10 +115,10 @@ def test_rankings_show_agents_marked(live_server, judged, alice, robo):
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(1.234e-5, "12.3 us"), (0.0456, "45.6 ms"), (2.5, "2.5 s"), (5e-8, "50 ns"), (None, "")],
+    [(1.234e-5, "12.3 us"), (0.0456, "45.6 ms"), (2.5, "2.5 s"), (5e-8, "50 ns"), (None, "-")],
 )
 def test_times_read_in_the_best_unit(seconds, text):
-    assert format_seconds(seconds) == text
+    assert format_time(seconds) == text
 
 
 def test_the_report_is_one_line_per_case_then_a_summary():
