@@ -9,35 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.loop import ABLATIONS
-from agents.runs import POLICIES, LLMOptions, make_run
+from agents.runs import add_run_arguments, run_from_options
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents", description="Run a TTT-Discover agent on a problem.")
-    ap.add_argument("--problem", required=True)
+    add_run_arguments(ap)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    ap.add_argument("--policy", default="offline", choices=POLICIES)
-    ap.add_argument("--variant", default="ttt-discover", choices=list(ABLATIONS))
-    ap.add_argument("--steps", type=int, default=6)
-    ap.add_argument("--groups", type=int, default=2)
-    ap.add_argument("--rollouts", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--sandbox", default="", help="bwrap, docker or none (default: what the platform uses)")
-    ap.add_argument("--case-budget", type=float, default=0.2)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--model", default=None)
-    ap.add_argument("--gguf-file", default=None)
-    ap.add_argument("--endpoint", default=None)
-    ap.add_argument("--endpoint-model", default=None)
-    ap.add_argument("--max-new-tokens", type=int, default=1024)
     a = ap.parse_args(argv)
-    llm = LLMOptions(endpoint=a.endpoint, endpoint_model=a.endpoint_model, model=a.model, gguf_file=a.gguf_file,
-                     max_new_tokens=a.max_new_tokens)
-    run = make_run(a.problem, a.device, a.policy, steps=a.steps, groups=a.groups, rollouts=a.rollouts, seed=a.seed,
-                   variant=a.variant, out_dir=a.out, sandbox=a.sandbox, case_budget_s=a.case_budget,
-                   workers=a.workers, llm=llm)
+    run = run_from_options(vars(a), device=a.device, out_dir=a.out, sandbox=a.sandbox)
 
     def log(r, d):
         best = f"{r.best_runtime_s * 1e3:.3f} ms" if r.best_runtime_s else "-"

@@ -111,3 +111,34 @@ def make_run(
         verifier = RunnerVerifier(problem, device, sandbox=sandbox, case_budget_s=case_budget_s, workers=workers)
     pol = make_policy(policy, problem, device, seed, config.train, out, llm)
     return Discovery(config, pol, verifier, seeds_for(problem, device, policy), out_dir=out)
+
+
+def add_run_arguments(parser: Any) -> None:
+    """The options of an agent run, shared by `python -m agents` and `manage.py run_agent` (which adds its
+    own: the device kind, entering the best kernel)."""
+    from agents.loop import ABLATIONS
+
+    parser.add_argument("--problem", required=True)
+    parser.add_argument("--policy", default="offline", choices=POLICIES)
+    parser.add_argument("--variant", default="ttt-discover", choices=list(ABLATIONS), help="ablation")
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--groups", type=int, default=2, help="starts per step")
+    parser.add_argument("--rollouts", type=int, default=8, help="candidates per start")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="folder for the saved archive and policy (resumable)")
+    parser.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
+    parser.add_argument("--workers", type=int, default=1, help="candidates judged at once")
+    parser.add_argument("--model", default=None, help="llm: a local transformers model folder")
+    parser.add_argument("--gguf-file", default=None, help="llm: a GGUF file inside --model")
+    parser.add_argument("--endpoint", default=None, help="llm: an OpenAI-compatible base URL")
+    parser.add_argument("--endpoint-model", default=None, help="llm: the model name at the endpoint")
+    parser.add_argument("--max-new-tokens", type=int, default=1024)
+
+
+def run_from_options(o: dict[str, Any], *, device: str, out_dir: str | None, sandbox: str) -> Discovery:
+    """make_run from the parsed options of add_run_arguments."""
+    llm = LLMOptions(endpoint=o["endpoint"], endpoint_model=o["endpoint_model"], model=o["model"],
+                     gguf_file=o["gguf_file"], max_new_tokens=o["max_new_tokens"])
+    return make_run(o["problem"], device, o["policy"], steps=o["steps"], groups=o["groups"], rollouts=o["rollouts"],
+                    seed=o["seed"], variant=o["variant"], out_dir=out_dir, sandbox=sandbox,
+                    case_budget_s=o["case_budget"], workers=o["workers"], llm=llm)

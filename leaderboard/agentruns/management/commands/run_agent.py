@@ -28,31 +28,17 @@ class Command(BaseCommand):
     help = "Run a built-in TTT-Discover agent on a problem and enter its best kernel in the rankings."
 
     def add_arguments(self, parser):
-        from agents.loop import ABLATIONS
+        from agents.runs import add_run_arguments
 
-        parser.add_argument("--problem", required=True)
+        add_run_arguments(parser)
         parser.add_argument("--device", default="cpu", choices=DeviceKind.values, help="device kind")
-        parser.add_argument("--policy", default="offline", choices=("offline", "llm"))
-        parser.add_argument("--steps", type=int, default=6)
-        parser.add_argument("--groups", type=int, default=2, help="starts per step")
-        parser.add_argument("--rollouts", type=int, default=8, help="candidates per start")
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--variant", default="ttt-discover", choices=list(ABLATIONS), help="ablation")
-        parser.add_argument("--out", default=None, help="folder for the saved archive and policy (resumable)")
-        parser.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
-        parser.add_argument("--workers", type=int, default=1, help="candidates judged at once")
         parser.add_argument("--no-submit", action="store_true", help="do not enter the best kernel")
         parser.add_argument("--enqueue", action="store_true", help="leave the entry to the workers' queue")
-        parser.add_argument("--model", default=None, help="llm: a local transformers model folder")
-        parser.add_argument("--gguf-file", default=None, help="llm: a GGUF file inside --model")
-        parser.add_argument("--endpoint", default=None, help="llm: an OpenAI-compatible base URL")
-        parser.add_argument("--endpoint-model", default=None, help="llm: the model name at the endpoint")
-        parser.add_argument("--max-new-tokens", type=int, default=1024)
 
     def handle(self, *args, **o):
         from tqdm import tqdm
 
-        from agents.runs import LLMOptions, make_run
+        from agents.runs import run_from_options
         from leaderboard.problems.selectors import problem_get
         from leaderboard.problems.services import problem_sync_all
 
@@ -70,29 +56,8 @@ class Command(BaseCommand):
             / "agent-runs"
             / f"{o['problem']}-{o['device']}-{o['policy']}-{o['variant']}-seed{o['seed']}"
         )
-        llm = LLMOptions(
-            endpoint=o["endpoint"],
-            endpoint_model=o["endpoint_model"],
-            model=o["model"],
-            gguf_file=o["gguf_file"],
-            max_new_tokens=o["max_new_tokens"],
-        )
         try:
-            discovery = make_run(
-                o["problem"],
-                device,
-                o["policy"],
-                steps=o["steps"],
-                groups=o["groups"],
-                rollouts=o["rollouts"],
-                seed=o["seed"],
-                variant=o["variant"],
-                out_dir=out_dir,
-                sandbox=settings.RUNNER_SANDBOX,
-                case_budget_s=o["case_budget"],
-                workers=o["workers"],
-                llm=llm,
-            )
+            discovery = run_from_options(o, device=device, out_dir=out_dir, sandbox=settings.RUNNER_SANDBOX)
         except (ValueError, KeyError) as exc:
             raise CommandError(str(exc)) from exc
         from dataclasses import asdict
