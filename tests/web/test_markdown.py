@@ -1,4 +1,7 @@
-"""The statement renderer: what statements use, and nothing that could put script on a page."""
+"""The statement renderer (markdown-it-py): what statements use, and nothing that could put script on a
+page."""
+
+import re
 
 from leaderboard.web.markdown import render_markdown
 
@@ -9,6 +12,7 @@ def test_statements_markup():
         "| a | b |\n| --- | --- |\n| 1 | `x` |\n\n- one\n- two\n\n1. first\n\n```python\nx = 1\n```\n\n"
         "```\nplain <text>\n```\n\n> quoted\n\n---\n[docs](https://example.org/a?b=1&c=2)"
     )
+    html = re.sub(r">\s+<", "><", html)  # markdown-it puts block tags on lines of their own
     assert "<h2>Title</h2>" in html
     assert "<em>emphasis</em>" in html and "<strong>strong</strong>" in html
     assert "<code>code &lt;b&gt;</code>" in html
@@ -19,7 +23,7 @@ def test_statements_markup():
     assert "<ul><li>one</li><li>two</li></ul>" in html and "<ol><li>first</li></ol>" in html
     assert 'class="highlight"' in html  # python fences are highlighted
     assert '<pre class="code">plain &lt;text&gt;</pre>' in html
-    assert "<blockquote><p>quoted</p></blockquote>" in html and "<hr>" in html
+    assert "<blockquote><p>quoted</p></blockquote>" in html and "<hr />" in html
     assert '<a href="https://example.org/a?b=1&amp;c=2" rel="nofollow">docs</a>' in html
 
 
@@ -42,3 +46,8 @@ def test_the_real_statements_render(problems):
         assert "<script" not in html
     trimul = render_markdown(Problem.objects.get(name="trimul").current_version.statement)
     assert "<table>" in trimul and "<h3>What to compute</h3>" in trimul
+
+
+def test_headings_move_down_a_level_and_stop_at_h6():
+    html = render_markdown("# one\n\n###### six")
+    assert "<h2>one</h2>" in html and "<h6>six</h6>" in html
