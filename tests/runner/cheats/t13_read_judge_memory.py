@@ -1,16 +1,15 @@
 """Cheat (threat 13, and 3): uses ctypes and /proc to read the parent (judge) process's memory, looking for
-the expected output. Beaten: the judge is not dumpable and in another sandbox; the scanner records the
-red flags (ctypes, /proc) as evidence on the report.
+the expected output, and returns zeros. Beaten: the judge is not dumpable and in another sandbox; the
+scanner records the red flags (ctypes, /proc) as evidence on the report.
 
 expect: failed
+message: wrong output on call
 threat: 13
 scan: ctypes proc
 """
 
 import ctypes
 import os
-
-import torch
 
 libc = ctypes.CDLL(None)
 
@@ -28,6 +27,5 @@ def _peek_parent():
 
 
 def custom_kernel(data):
-    A = data
     _peek_parent()
-    return A, torch.zeros(A.shape[:-1], dtype=A.dtype, device=A.device)
+    return _zeros_like_output(data)
