@@ -7,8 +7,10 @@ over these assignments; the rendered code is judged like anyone's.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 Config = dict[str, Any]
@@ -53,20 +55,12 @@ class DesignSpace:
 
 
 def design_space(problem: str, device: str) -> DesignSpace:
-    """The design space of `problem` on `device` ("cpu" or "cuda"); KeyError if there is none."""
-    if problem == "trimul":
-        from agents.families import trimul
-
-        return trimul.space(device)
-    if problem == "vectoradd":
-        from agents.families import vectoradd
-
-        return vectoradd.space(device)
-    if problem == "matmul":
-        from agents.families import matmul
-
-        return matmul.space(device)
-    raise KeyError(f"no design space for problem {problem!r}; the offline policy knows trimul, vectoradd, matmul")
+    """The design space of `problem` on `device` ("cpu" or "cuda"): `space(device)` of
+    agents/families/<problem>.py; KeyError if there is none."""
+    known = sorted(p.stem for p in Path(__file__).resolve().parent.glob("*.py") if p.stem != "__init__")
+    if problem not in known:
+        raise KeyError(f"no design space for problem {problem!r}; the offline policy knows {', '.join(known)}")
+    return importlib.import_module(f"agents.families.{problem}").space(device)
 
 
 class Source:

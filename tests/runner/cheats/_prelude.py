@@ -25,8 +25,9 @@ def _map(fn, out):
 
 
 def _first(data):
-    """The first input tensor with more than one value: x, A, a."""
-    return next(t for t in _tensors(data) if t.numel() > 1)
+    """The first input tensor with more than one value (x, A, a), else the first."""
+    tensors = _tensors(data)
+    return next((t for t in tensors if t.numel() > 1), tensors[0])
 
 
 _output_zeros = {}
