@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SOURCE = (ROOT / "problems" / "vectoradd" / "solutions" / "correct" / "pytorch_add.py").read_text()
+SOURCE = (ROOT / "problems" / "vectoradd" / "templates" / "pytorch.py").read_text()
 
 
 def call(url: str, token: str, body: dict | None = None) -> dict:

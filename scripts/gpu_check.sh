@@ -11,6 +11,6 @@ $PY -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.ve
 echo "== GPU tests"
 timeout 240 $PY -m pytest -q -m gpu -p no:django -p no:cacheprovider tests/runner 2>&1 | tail -25
 echo "== a correct Triton vectoradd in leaderboard mode on the GPU"
-timeout 120 $PY -m runner run vectoradd problems/vectoradd/solutions/correct/triton_add.py --mode leaderboard --device cuda
+timeout 120 $PY -m runner run vectoradd problems/vectoradd/templates/triton.py --mode leaderboard --device cuda
 echo "== fidelity (judge vs triton.testing.do_bench) and score spread"
 timeout 200 $PY -m runner.bench fidelity --device cuda --runs 3 --case-budget 1.0

@@ -12,7 +12,7 @@ from runner import JobSpec, execute
 from runner.sandbox import RUNNER_ROOT
 from tests.containers import engine
 
-CORRECT = (RUNNER_ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text()
+CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
 
 PROBE = '''
 import json, os, signal

@@ -7,28 +7,28 @@ from __future__ import annotations
 import pytest
 
 from runner import JobSpec, execute
-from runner.problem import list_problems, load_problem
+from runner.problem import list_problems
 from tests.containers import engine
+from tests.runner import golden
 
 QUICK = {"case_budget_s": 0.05, "call_s": 30}
 
 
 def _sample():
     for name in list_problems():
-        problem = load_problem(name)
         for group, mode in (("correct", "test"), ("wrong", "test")):
-            first = sorted(problem.solutions(group), key=lambda s: s.path.name)[0]
-            yield pytest.param(name, first, mode, id=f"{name}/{first.path.name}")
-        for cheat in problem.solutions("cheating"):
+            first = golden.GROUPS[group](name)[0]
+            yield pytest.param(name, first, mode, id=first.id)
+        for cheat in golden.cheating(name):
             if cheat.path.name.startswith("t13_"):
-                yield pytest.param(name, cheat, "benchmark", id=f"{name}/{cheat.path.name}")
+                yield pytest.param(name, cheat, "benchmark", id=cheat.id)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("problem,solution,mode", list(_sample()))
 def test_docker_and_bwrap_agree(problem, solution, mode):
     engine.require()
-    source = solution.path.read_bytes().decode("utf-8", errors="surrogateescape")
+    source = solution.source
     verdicts = {}
     for backend in ("bwrap", "docker"):
         report = execute(JobSpec(problem=problem, source=source, mode=mode, device="cpu", sandbox=backend, **QUICK))

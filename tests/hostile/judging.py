@@ -9,7 +9,7 @@ import secrets
 from runner import JobSpec, execute
 from runner.sandbox import RUNNER_ROOT
 
-CORRECT = (RUNNER_ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text()
+CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
 QUICK = {"call_s": 10, "case_budget_s": 0.05}
 SECRET = "kb-hostile-" + secrets.token_hex(8)  # planted in the platform's files and environment
 SECRET_ENV = "KB_HOSTILE_PLATFORM_SECRET"

@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-CORRECT_VECTORADD = ROOT / "problems" / "vectoradd" / "solutions" / "correct" / "pytorch_add.py"
+CORRECT_VECTORADD = ROOT / "problems" / "vectoradd" / "templates" / "pytorch.py"
 POSTGRES_URL = os.environ.get("KERNELBOARD_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test")
 
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CORRECT = ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py"
+CORRECT = ROOT / "problems/vectoradd/templates/pytorch.py"
 WRONG = ROOT / "problems/vectoradd/solutions/wrong/wrong_dtype.py"
 
 

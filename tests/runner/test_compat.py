@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from runner import JobSpec, execute
+from tests.runner.golden import honest
 from tests.runner.test_solutions import describe
-from tests.runner.test_trust import honest
 
 QUICK = {"case_budget_s": 0.05, "call_s": 30}
 

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_plugin_reports_one_item_per_case(pytester):
-    kernel = pytester.makepyfile(k=(ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text())
+    kernel = pytester.makepyfile(k=(ROOT / "problems/vectoradd/templates/pytorch.py").read_text())
     result = pytester.runpytest_subprocess("--problem", "vectoradd", "--submission", str(kernel), "-v", "-p", "no:django")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*vectoradd[[]size=31[]](test) PASSED*", "*=== PASSED: 4 passed ===*"])
@@ -34,7 +34,7 @@ def test_plugin_runs_from_the_repository_root_for_a_kernel_anywhere(tmp_path):
 
     kernel = tmp_path / "elsewhere" / "kernel.py"
     kernel.parent.mkdir()
-    kernel.write_text((ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text())
+    kernel.write_text((ROOT / "problems/vectoradd/templates/pytorch.py").read_text())
     run = subprocess.run([sys.executable, "-m", "pytest", "--problem", "vectoradd", "--submission", str(kernel)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
@@ -50,7 +50,7 @@ def test_plugin_collects_the_cases_of_the_device_it_runs(pytester, monkeypatch):
     from runner import pytest_plugin
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    kernel = pytester.makepyfile(k=(ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text())
+    kernel = pytester.makepyfile(k=(ROOT / "problems/vectoradd/templates/pytorch.py").read_text())
     result = pytester.runpytest_inprocess("--problem", "vectoradd", "--submission", str(kernel), "--collect-only",
                                           "-q", "-p", "no:django")
     from runner.problem import load_problem

@@ -18,7 +18,7 @@ from runner.limits import limits_for, name_limit
 from runner.sandbox import RUNNER_ROOT, Job, get_sandbox, uids
 from runner.sandbox.bwrap import BwrapSandbox, bwrap_argv
 
-CORRECT = (RUNNER_ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text()
+CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
 needs_root_and_bwrap = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root (dedicated uids) and bubblewrap"
 )

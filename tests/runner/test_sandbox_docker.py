@@ -177,7 +177,7 @@ def test_a_real_job_in_a_container_leaves_nothing_behind():
 
     client = client_of()
     before = engine.leftovers(client)
-    source = (RUNNER_ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text()
+    source = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
     report = execute(JobSpec(problem="vectoradd", source=source, sandbox="docker", device="cpu", call_s=30))
     assert report.verdict == "passed", report.message + report.logs[-2000:]
     assert report.isolation.startswith("isolated by docker") and "no GPU" in report.isolation
@@ -188,7 +188,7 @@ def test_a_real_job_in_a_container_leaves_nothing_behind():
 
 def test_without_an_engine_a_docker_job_is_a_platform_fault_in_the_operators_words(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    source = (RUNNER_ROOT / "problems/vectoradd/solutions/correct/pytorch_add.py").read_text()
+    source = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
     report = execute(JobSpec(problem="vectoradd", source=source, sandbox="docker", device="cpu"))
     assert report.verdict == "error" and report.platform_fault
     assert "Docker engine" in report.message and "\n" not in report.message

@@ -1,5 +1,7 @@
-"""The golden submissions of every problem, judged for real: correct ones pass in every mode, wrong ones
-get their verdict and message, cheating ones are caught in benchmark and leaderboard mode.
+"""The golden submissions of every problem (tests/runner/golden.py: its templates and solutions, and the
+generic cheats of tests/runner/cheats/ applied to it), judged for real: correct ones pass in every mode,
+wrong ones get their verdict and message, cheating ones are caught, with their message, in benchmark and
+leaderboard mode.
 
 Each run is a real judge and contestant process pair (sandbox `none`; tests/hostile runs the sandboxes).
 Budgets are short so the suite stays quick; the protocol is the one every run uses.
@@ -8,7 +10,8 @@ Budgets are short so the suite stays quick; the protocol is the one every run us
 import pytest
 
 from runner import JobSpec, execute
-from runner.problem import list_problems, load_problem
+from runner.problem import list_problems
+from tests.runner import golden
 
 CAUGHT = {"failed", "rejected", "flagged"}
 QUICK = {"case_budget_s": 0.05, "call_s": 60}
@@ -16,13 +19,12 @@ QUICK = {"case_budget_s": 0.05, "call_s": 60}
 
 def _params(group):
     for name in list_problems():
-        for solution in load_problem(name).solutions(group):
-            yield pytest.param(name, solution, id=f"{name}/{solution.path.name}")
+        for solution in golden.GROUPS[group](name):
+            yield pytest.param(name, solution, id=solution.id)
 
 
 def judge(problem, solution, mode, **kw):
-    source = solution.path.read_bytes().decode("utf-8", errors="surrogateescape")
-    return execute(JobSpec(problem=problem, source=source, mode=mode, device="cpu", sandbox="none",
+    return execute(JobSpec(problem=problem, source=solution.source, mode=mode, device="cpu", sandbox="none",
                            allow_unisolated=True, **{**QUICK, **kw}))
 
 
@@ -49,7 +51,7 @@ def test_correct_solution_passes(problem, solution, mode):
 
 @pytest.mark.parametrize("problem,solution", list(_params("wrong")))
 def test_wrong_solution_gets_its_verdict_and_message(problem, solution):
-    assert solution.expect, f"{solution.path} declares no 'expect:' line"
+    assert solution.expect and solution.message, f"{solution.path} declares no 'expect:' or no 'message:' line"
     report = judge(problem, solution, "test", call_s=5)
     assert report.verdict in solution.expect, describe(report)
     assert solution.message in report.message, describe(report)
@@ -60,6 +62,7 @@ def test_wrong_solution_gets_its_verdict_and_message(problem, solution):
 @pytest.mark.parametrize("mode", ["benchmark", "leaderboard"])
 def test_cheating_solution_is_caught(problem, solution, mode):
     assert solution.threat is not None, f"{solution.path} names no threat"
+    assert solution.expect and solution.message, f"{solution.path} declares no 'expect:' or no 'message:' line"
     report = judge(problem, solution, mode)
     assert report.verdict in CAUGHT, describe(report)
     assert report.verdict in solution.expect, describe(report)
@@ -69,7 +72,12 @@ def test_cheating_solution_is_caught(problem, solution, mode):
     assert set(solution.scan) <= found, f"scanner found {found}"
 
 
+def test_templates_are_judged_as_correct_solutions():
+    ids = {s.id for name in list_problems() for s in golden.correct(name)}
+    assert {f"{name}/templates/{t}" for name in list_problems() for t in ("pytorch.py", "triton.py")} <= ids
+
+
 @pytest.mark.parametrize("problem", list_problems())
 def test_every_threat_has_a_cheating_solution(problem):
-    threats = {s.threat for s in load_problem(problem).solutions("cheating")}
+    threats = {s.threat for s in golden.cheating(problem)}
     assert threats >= {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13}, sorted(t for t in threats if t)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from runner import JobSpec, execute
-from runner.problem import list_problems, load_problem
-from tests.runner import attacks
+from runner.problem import list_problems
+from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
 
 QUICK = {"case_budget_s": 0.05, "call_s": 30}
@@ -40,14 +40,9 @@ def backend(request) -> str:
     return request.param
 
 
-def honest(problem: str) -> str:
-    """The problem's first PyTorch correct solution."""
-    solution = next(s for s in load_problem(problem).solutions("correct") if s.path.name.startswith("pytorch"))
-    return solution.path.read_text()
-
-
 def judge(problem: str, attack: str, *, mode: str = "benchmark", sandbox: str = "none", **kw):
-    return execute(JobSpec(problem=problem, source=honest(problem) + attack, mode=mode, device="cpu",
+    """The problem's honest solution (golden.honest), with `attack` appended."""
+    return execute(JobSpec(problem=problem, source=golden.honest(problem) + attack, mode=mode, device="cpu",
                            sandbox=sandbox, allow_unisolated=True, **{**QUICK, **kw}))
 
 

@@ -52,7 +52,7 @@ from leaderboard.submissions.services import submission_claim, submission_create
 from runner.spec import CaseResult, RunReport, Stats
 
 robo, _ = user_get_or_create(username="robo", is_agent=True)
-source = open("problems/vectoradd/solutions/correct/pytorch_add.py").read() + "\\n# robo's candidate\\n"
+source = open("problems/vectoradd/templates/pytorch.py").read() + "\\n# robo's candidate\\n"
 s = submission_create(user=robo, problem="vectoradd", device_kind="h100", mode="leaderboard",
                       language="pytorch", source=source)
 claimed = submission_claim(submission_id=s.pk, worker="h100@browser-test")

@@ -3,6 +3,7 @@ weight tensors' data_ptr, as if the weights were the same model's every call. Be
 every call, the weights included: the cached matrix is a previous call's.
 
 expect: failed
+message: wrong output on call
 threat: 1
 """
 

@@ -1,0 +1,14 @@
+"""Types of the softmax problem, in the style of GPU MODE's reference-kernels."""
+
+from typing import TypedDict, TypeVar
+
+import torch
+
+input_t = TypeVar("input_t", bound=torch.Tensor)
+output_t = TypeVar("output_t", bound=torch.Tensor)
+
+
+class TestSpec(TypedDict):
+    rows: int
+    cols: int
+    seed: int

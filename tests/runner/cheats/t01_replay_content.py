@@ -1,0 +1,21 @@
+"""Cheat (threat 1): caches outputs keyed on a cheap fingerprint of the inputs' content (the first input's
+shape and the sign of its first value), computing honestly on a miss: a fingerprint so cheap that fresh
+inputs soon collide with an earlier call's. Beaten by fresh values every call and every output checked:
+the replayed output is an earlier call's answer.
+
+expect: failed
+message: wrong output on call
+threat: 1
+"""
+
+import torch
+
+_replayed = {}
+
+
+def custom_kernel(data):
+    x = _first(data)
+    key = (tuple(x.shape), bool(x.flatten()[0] > 0))
+    if key not in _replayed:
+        _replayed[key] = _map(torch.clone, _honest_kernel(data))
+    return _replayed[key]
