@@ -52,7 +52,10 @@ class Sweeper:
         reconnect.refresh()
         lost = self._broker_lost()
         grace = settings.HEARTBEAT_TIMEOUT_S
-        take_back = self.recovered_at is None or time.monotonic() - self.recovered_at >= grace
+        # Not in the round that finds the database back, nor for `grace` after it.
+        take_back = self.failing_since is None and (
+            self.recovered_at is None or time.monotonic() - self.recovered_at >= grace
+        )
         try:
             result = submission_sweep(broker_lost=lost, take_back=take_back)
             Beat.objects.update_or_create(name=BEAT_NAME, defaults={"at": timezone.now()})

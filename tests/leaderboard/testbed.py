@@ -292,3 +292,78 @@ def make_persona(username: str, *, is_agent: bool = False) -> Persona:
     user, _ = user_get_or_create(username=username, is_agent=is_agent)
     _, token = api_token_create(user=user)
     return Persona(user, token)
+
+
+def _postgres_bin(name: str) -> str | None:
+    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), key=lambda p: int(p.parts[-3]))
+    return str(found[-1]) if found else shutil.which(name)
+
+
+@dataclass
+class PostgresServer:
+    """A PostgreSQL cluster of the test's own (initdb in a temporary folder, a free loopback port), so that a
+    test can stop, kill and restart it; never the shared server on 5432."""
+
+    port: int
+    dir: Path
+
+    @staticmethod
+    def available() -> bool:
+        return bool(_postgres_bin("initdb") and _postgres_bin("pg_ctl"))
+
+    def _as_owner(self, argv: list[str]) -> list[str]:
+        # PostgreSQL refuses to run as root: as root, run it as the postgres user, who owns the folder.
+        return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+    @property
+    def data(self) -> Path:
+        return self.dir / "data"
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def init(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        subprocess.run(
+            self._as_owner(
+                [_postgres_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"]
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off -c synchronous_commit=off"
+        )
+        subprocess.run(
+            self._as_owner(
+                [_postgres_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.dir / "log"),
+                 "-w", "-t", "30", "start"]
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """`fast` closes every connection (a restart); `immediate` is a crash without a shutdown checkpoint."""
+        subprocess.run(
+            self._as_owner([_postgres_bin("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def restart(self, down_s: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down_s)
+        self.start()
+
+    def execute(self, sql: str, database: str = "postgres") -> None:
+        import psycopg
+
+        with psycopg.connect(self.url(database), autocommit=True) as conn:
+            conn.execute(sql)
