@@ -367,3 +367,105 @@ class PostgresServer:
 
         with psycopg.connect(self.url(database), autocommit=True) as conn:
             conn.execute(sql)
+
+
+@dataclass
+class RabbitServer:
+    """A RabbitMQ node of the test's own: its own node name, AMQP port, distribution port, epmd (started
+    here, on a port of its own) and data folder, all on loopback; never the shared node on 5672."""
+
+    port: int
+    dir: Path
+    epmd: subprocess.Popen | None = None
+    proc: subprocess.Popen | None = None
+
+    @staticmethod
+    def available() -> bool:
+        return bool(shutil.which("rabbitmq-server") and shutil.which("epmd"))
+
+    @property
+    def url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:{self.port}//"
+
+    def _env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "RABBITMQ_NODENAME": f"kbchaos{self.port}@localhost",
+            "RABBITMQ_NODE_PORT": str(self.port),
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_DIST_PORT": str(self.port + 1),
+            "ERL_EPMD_PORT": str(self.epmd_port),
+            "RABBITMQ_MNESIA_BASE": str(self.dir / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(self.dir / "log"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(self.dir / "plugins"),
+            "RABBITMQ_CONFIG_FILE": str(self.dir / "rabbitmq"),
+            "RABBITMQ_PID_FILE": str(self.dir / "pid"),
+        }
+
+    def start(self) -> None:
+        if self.epmd is None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            (self.dir / "plugins").write_text("[].\n")
+            if os.geteuid() == 0:  # the Debian wrapper runs the node as the rabbitmq user
+                for path in (self.dir, self.dir / "plugins"):
+                    shutil.chown(path, "rabbitmq", "rabbitmq")
+            self.epmd_port = free_port()
+            self.epmd = subprocess.Popen(
+                ["epmd", "-port", str(self.epmd_port), "-address", "127.0.0.1"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self.proc = subprocess.Popen(
+            ["rabbitmq-server"],
+            env=self._env(),
+            stdout=(self.dir / "out.log").open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for(self._answers, timeout_s=60, what=f"rabbitmq-server on port {self.port}", every_s=0.3)
+
+    def _answers(self) -> bool:
+        import kombu
+
+        if self.proc.poll() is not None:
+            raise AssertionError(f"rabbitmq-server exited; see {self.dir / 'out.log'}")
+        try:
+            with kombu.Connection(self.url, connect_timeout=1) as conn:
+                conn.connect()
+            return True
+        except Exception:
+            return False
+
+    def stop(self, *, lose_data: bool = False) -> None:
+        """Stop the node; with `lose_data`, its messages and queues are gone too (a node rebuilt)."""
+        # The wrapper hands over to the node (as the rabbitmq user, in a session of its own): the node's pid
+        # is in its pid file.
+        try:
+            node = int((self.dir / "pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            node = None
+        if node is not None:
+            try:
+                os.kill(node, signal.SIGTERM)  # a clean shutdown of the node
+                wait_for(lambda: not Path(f"/proc/{node}").exists(), timeout_s=30, what="rabbitmq to stop")
+            except ProcessLookupError:
+                pass
+            except AssertionError:
+                os.kill(node, signal.SIGKILL)
+            (self.dir / "pid").unlink(missing_ok=True)
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc:
+            self.proc.wait(timeout=10)
+        if lose_data:
+            shutil.rmtree(self.dir / "mnesia", ignore_errors=True)
+
+    def close(self) -> None:
+        self.stop()
+        if self.epmd and self.epmd.poll() is None:
+            self.epmd.kill()
+            self.epmd.wait(timeout=10)

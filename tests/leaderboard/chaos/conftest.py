@@ -132,3 +132,31 @@ def sweepers(chaos_workers, tmp_path):
 @pytest.fixture
 def chaos_alice(chaos_db):
     return testbed.make_persona("alice")
+
+
+@pytest.fixture
+def rabbit():
+    if not testbed.RabbitServer.available():
+        pytest.skip("rabbitmq-server is not installed: this test runs a RabbitMQ node of its own")
+    # Not under pytest's tmp_path: its parents are private to this user, and the node runs as rabbitmq.
+    server = testbed.RabbitServer(testbed.free_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-rabbit-")))
+    server.start()
+    yield server
+    server.close()
+    shutil.rmtree(server.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def rabbit_platform(chaos_db, rabbit, tmp_path):
+    """Workers and a sweeper on the chaos database and the private RabbitMQ node."""
+    pool = testbed.Workers(rabbit.url, tmp_path)
+    started = []
+
+    def sweeper(**env: str) -> Sweeper:
+        started.append(Sweeper(pool.env(SWEEP_INTERVAL_S="0.5", **env), tmp_path / "sweeper-rabbit.log"))
+        return started[-1]
+
+    yield pool, sweeper
+    for s in started:
+        s.stop()
+    pool.stop_all()
