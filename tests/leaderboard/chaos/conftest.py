@@ -140,9 +140,11 @@ def rabbit():
         pytest.skip("rabbitmq-server is not installed: this test runs a RabbitMQ node of its own")
     # Not under pytest's tmp_path: its parents are private to this user, and the node runs as rabbitmq.
     server = testbed.RabbitServer(testbed.free_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-rabbit-")))
-    server.start()
-    yield server
-    server.close()
+    try:
+        server.start()
+        yield server
+    finally:  # a node that failed to start still has its epmd
+        server.close()
     shutil.rmtree(server.dir, ignore_errors=True)
 
 
