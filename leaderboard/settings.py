@@ -222,7 +222,7 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if _env_bool("BEHIND_PROXY", PRODUCTION) else None
 )
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the load balancer's probe speaks plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz", r"^metrics$"]  # the load balancer's probe speaks plain HTTP
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = _env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
@@ -262,6 +262,11 @@ SWEEP_GIVE_UP_S = _env_float("SWEEP_GIVE_UP_S", 300.0)
 # How long a write that is safe to repeat (a claim, a report, a give-back) is retried while the database
 # does not answer, before the worker gives up on it (the sweeper then takes the submission back).
 DATABASE_RETRY_S = _env_float("DATABASE_RETRY_S", 120.0)
+# /healthz/platform: the sweeper is reported down when its last round is older than this; these queues
+# must each have a worker answering (comma-separated device kinds; none by default).
+SWEEP_STALE_AFTER_S = _env_float("SWEEP_STALE_AFTER_S", max(60.0, 6 * SWEEP_INTERVAL_S))
+HEALTH_EXPECTED_QUEUES = _env_list("HEALTH_EXPECTED_QUEUES", [])
+HEALTH_WORKER_TIMEOUT_S = _env_float("HEALTH_WORKER_TIMEOUT_S", 1.0)
 JUDGE_SOFT_TIME_LIMIT_S = _env_int("JUDGE_SOFT_TIME_LIMIT_S", 1800)
 JUDGE_HARD_TIME_LIMIT_S = _env_int("JUDGE_HARD_TIME_LIMIT_S", JUDGE_SOFT_TIME_LIMIT_S + 120)
 if JUDGE_HARD_TIME_LIMIT_S <= JUDGE_SOFT_TIME_LIMIT_S:

@@ -8,12 +8,16 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from leaderboard.api.endpoints import api
+from leaderboard.server.health import platform_health
+from leaderboard.server.metrics import metrics
 from leaderboard.server.views import healthz
 
 urlpatterns = [
     path("api/", api.urls),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("healthz/platform", platform_health, name="platform-health"),
+    path("metrics", metrics, name="metrics"),
 ]
 
 

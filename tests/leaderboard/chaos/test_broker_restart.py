@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.chaos]
 
 
 def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
-    chaos_workers, sweepers, broker, chaos_alice, tmp_path, settings
+    chaos_workers, sweepers, broker, chaos_alice, tmp_path, settings, client
 ):
     settings.SUBMISSION_MAX_IN_FLIGHT = settings.SUBMISSION_MAX_PER_HOUR = 0
     # REQUEUE_AFTER_S=0: the periodic resend looks at every queued id on every round; only what the broker
@@ -52,4 +52,7 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
     judged = collections.Counter(judged_log.read_text().split())
     assert judged == collections.Counter(hashlib.sha256(s.encode()).hexdigest() for s in sources)
     assert tallies()[BROKER_LOSSES] >= 2  # the first look at the new broker, and the restart
+    settings.HEALTH_EXPECTED_QUEUES = ["cpu"]
+    health = client.get("/healthz/platform").json()
+    assert health["ok"] and health["workers"]["queues"]["cpu"] == ["steady@test"], health
     print(f"\nFIGURE redis restart: judging resumed {resumed_s:.1f} s after it, the backlog done in {all_s:.1f} s")
