@@ -525,3 +525,56 @@ def _held_ids(device_kind: str) -> set[int] | None:
     except Exception:  # the broker is down: sending would fail too; the next round tries again
         logger.warning("could not ask the broker what the %s queue holds", device_kind, exc_info=True)
         return None
+
+
+def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
+    """An operator puts a queued or running submission (back) on its queue: a running one's attempt ends
+    (its worker's late report will be dropped), a queued one's id is sent again. A final one is left alone.
+    Returns what happened: "queued", "resent" or "unchanged"."""
+    now = timezone.now()
+    submission = Submission.objects.filter(pk=submission_id).only("state", "worker", "attempts", "device_kind").first()
+    if submission is None or submission.is_final:
+        return "unchanged"
+    if submission.state == State.QUEUED:
+        if Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(enqueued_at=now):
+            submission_enqueue(submission_id=submission_id, device_kind=submission.device_kind)
+            return "resent"
+        return "unchanged"
+    with transaction.atomic():
+        changed = Submission.objects.filter(
+            pk=submission_id, state=State.RUNNING, worker=submission.worker, attempts=submission.attempts
+        ).update(
+            state=State.QUEUED,
+            enqueued_at=now,
+            heartbeat_at=None,
+            message=f"Queued again by an operator during attempt {submission.attempts}.",
+        )
+        if not changed:
+            return "unchanged"
+        Attempt.objects.filter(submission_id=submission_id, number=submission.attempts).update(
+            outcome=Outcome.ENDED, ended_at=now, reason=f"Queued again by an operator ({operator})."
+        )
+        transaction.on_commit(
+            partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
+        )
+    return State.QUEUED
+
+
+def submission_operator_end(*, submission_id: int, operator: str, reason: str) -> str:
+    """An operator ends a queued or running submission as `error`, with a reason its author reads.
+    Returns "error" or "unchanged" (it was final already)."""
+    now = timezone.now()
+    reason = reason.strip() or "no reason given"
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update().filter(pk=submission_id).only("state", "attempts").first()
+        )
+        if submission is None or submission.is_final:
+            return "unchanged"
+        Submission.objects.filter(pk=submission_id).update(
+            state=State.ERROR, finished_at=now, message=f"Ended by an operator: {reason}"
+        )
+        Attempt.objects.filter(submission_id=submission_id, outcome=Outcome.RUNNING).update(
+            outcome=Outcome.ENDED, ended_at=now, reason=f"Ended by an operator ({operator}): {reason}"
+        )
+    return State.ERROR
