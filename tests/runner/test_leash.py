@@ -111,7 +111,9 @@ def test_a_killed_worker_takes_its_judge_and_contestant_with_it(judging):
     worker.wait(timeout=10)
     killed_at = time.monotonic()
     wait(lambda: not alive(judge) and not alive(contestant), 10, "the judge and the contestant to stop")
-    assert time.monotonic() - killed_at < 5
+    gone_s = time.monotonic() - killed_at
+    assert gone_s < 5
+    print(f"\nFIGURE leash: judge and contestant gone {gone_s:.1f} s after the worker was killed")
 
 
 @pytest.mark.slow
@@ -124,6 +126,7 @@ def test_a_frozen_worker_has_its_judge_stop_itself_and_the_run_is_the_platforms_
         wait(lambda: not alive(judge) and not alive(contestant), 15, "the judge to stop itself")
         stopped_after = time.monotonic() - frozen_at
         assert 1.5 < stopped_after < 8, stopped_after  # the leash is 2 s
+        print(f"\nFIGURE leash: judge stopped itself {stopped_after:.1f} s after its worker froze (leash 2 s)")
     finally:
         os.kill(worker.pid, signal.SIGCONT)
     out, _ = worker.communicate(timeout=60)
