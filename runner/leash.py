@@ -37,6 +37,21 @@ def leash_s() -> float:
         return DEFAULT_LEASH_S
 
 
+_held: set[Holder] = set()
+_held_lock = threading.Lock()
+
+
+def cut_all() -> int:
+    """Let go of every judge this process holds: each sees the end of its stdin and stops at once. For a
+    worker that learns its submission was taken back (the judging is now another worker's). Returns how
+    many were let go."""
+    with _held_lock:
+        holders = list(_held)
+    for holder in holders:
+        holder.cut()
+    return len(holders)
+
+
 class Holder:
     """The worker's end: a thread that writes a byte to the judge's stdin every `interval_s` until stopped
     (or until the judge has gone and the pipe is broken)."""
@@ -44,23 +59,37 @@ class Holder:
     def __init__(self, stream, interval_s: float) -> None:
         self.stream, self.interval_s = stream, interval_s
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._hold, name="judge-leash", daemon=True)
 
     def __enter__(self) -> Holder:
+        with _held_lock:
+            _held.add(self)
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        with _held_lock:
+            _held.discard(self)
         self._stop.set()
         self._thread.join()
 
+    def cut(self) -> None:
+        self._stop.set()
+        with self._lock:
+            try:
+                self.stream.close()
+            except (BrokenPipeError, OSError):
+                pass
+
     def _hold(self) -> None:
         while not self._stop.wait(self.interval_s):
-            try:
-                self.stream.write(b".")
-                self.stream.flush()
-            except (BrokenPipeError, OSError, ValueError):  # the judge ended: nothing to hold
-                return
+            with self._lock:
+                try:
+                    self.stream.write(b".")
+                    self.stream.flush()
+                except (BrokenPipeError, OSError, ValueError):  # the judge ended, or was let go
+                    return
 
 
 def interval_for(leash: float) -> float:

@@ -240,8 +240,15 @@ class _Heartbeat:
                     failed = 0
                 if not mine:
                     if not self._stop.is_set():  # not merely finished between two beats
+                        # Another worker has it now: stop this judge rather than run beside that one.
+                        from runner import leash
+
+                        let_go = leash.cut_all()
                         logger.warning(
-                            "submission %s was taken back from %s", self.submission_id, self.worker
+                            "submission %s was taken back from %s; its judge is stopped (%d let go)",
+                            self.submission_id,
+                            self.worker,
+                            let_go,
                         )
                     return
         finally:

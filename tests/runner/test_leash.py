@@ -33,6 +33,11 @@ WORKER = textwrap.dedent(
     from runner import execute
     from runner.spec import JobSpec
 
+    import signal
+    from runner import leash
+
+    # SIGUSR1 stands for the heartbeat thread finding the submission taken back.
+    signal.signal(signal.SIGUSR1, lambda *_: print("let go:", leash.cut_all(), flush=True))
     report = execute(JobSpec(problem="vectoradd", source=sys.stdin.read(), mode="test", sandbox="none"))
     print(json.dumps({"verdict": report.verdict, "platform_fault": report.platform_fault,
                       "message": report.message}))
@@ -133,3 +138,20 @@ def test_a_frozen_worker_has_its_judge_stop_itself_and_the_run_is_the_platforms_
     report = json.loads(out.decode().strip().splitlines()[-1])
     assert report["verdict"] == "error" and report["platform_fault"] is True, report
     assert "stopped itself because its worker did not answer" in report["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.chaos
+def test_a_worker_that_lost_its_submission_lets_its_judge_go_at_once(judging):
+    # What the heartbeat thread does when it finds the submission taken back (another worker judges it).
+    worker, judge, contestant = judging()
+    os.kill(worker.pid, signal.SIGUSR1)
+    cut_at = time.monotonic()
+    wait(lambda: not alive(judge) and not alive(contestant), 30, "the judge to be let go")
+    gone_s = time.monotonic() - cut_at
+    assert gone_s < 1.5  # at once, not after the leash's 2 s
+    out, _ = worker.communicate(timeout=60)
+    lines = out.decode().strip().splitlines()
+    assert "let go: 1" in lines
+    report = json.loads(lines[-1])
+    assert report["platform_fault"] is True and "the leash was cut" in report["message"], report
