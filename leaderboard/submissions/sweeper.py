@@ -46,11 +46,15 @@ class Sweeper:
         self.failing_since: float | None = None
         self.recovered_at: float | None = None
         self.broker_down = False
+        # A loss found in a round whose database writes then failed: the marker is back in the broker, so the
+        # loss would be forgotten; it is kept until a round completes.
+        self.loss_pending = False
 
     def round(self) -> SweepResult | None:
         """One sweep. None when the database did not answer (and the loop should go on, for now)."""
         reconnect.refresh()
-        lost = self._broker_lost()
+        lost = self._broker_lost() or self.loss_pending
+        self.loss_pending = lost
         grace = settings.HEARTBEAT_TIMEOUT_S
         # Not in the round that finds the database back, nor for `grace` after it.
         take_back = self.failing_since is None and (
@@ -59,6 +63,7 @@ class Sweeper:
         try:
             result = submission_sweep(broker_lost=lost, take_back=take_back)
             Beat.objects.update_or_create(name=BEAT_NAME, defaults={"at": timezone.now()})
+            self.loss_pending = False
         except DatabaseError as exc:
             reconnect.drop()
             if self.failing_since is None:
