@@ -168,6 +168,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The rankings' covering indexes (INCLUDE columns) are a PostgreSQL optimisation; SQLite keeps their
     # key columns and conditions, which is all it needs.
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
+elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # A server that vanishes without closing the socket (a host gone, a partition) must fail a query within
+    # seconds rather than hang a sweeper or a heartbeat forever: a connect timeout and TCP keepalives.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "connect_timeout": _env_int("DATABASE_CONNECT_TIMEOUT_S", 10),
+            "keepalives": 1,
+            "keepalives_idle": 30,
+            "keepalives_interval": 10,
+            "keepalives_count": 3,
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -205,7 +217,7 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if _env_bool("BEHIND_PROXY", PRODUCTION) else None
 )
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the load balancer's probe speaks plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz", r"^metrics$"]  # the load balancer's probe speaks plain HTTP
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = _env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
@@ -239,6 +251,17 @@ HEARTBEAT_TIMEOUT_S = _env_float("HEARTBEAT_TIMEOUT_S", 60.0)
 # it: a restart without persistence, a worker killed while holding it). A duplicate judges nothing.
 REQUEUE_AFTER_S = _env_float("REQUEUE_AFTER_S", 600.0)
 SWEEP_INTERVAL_S = _env_float("SWEEP_INTERVAL_S", 10.0)
+# A sweeper (`manage.py sweep`, the loop in `serve`) that cannot complete a round for this long exits with
+# status 1, so that its supervisor restarts it (or an operator hears of it) rather than it idling on.
+SWEEP_GIVE_UP_S = _env_float("SWEEP_GIVE_UP_S", 300.0)
+# How long a write that is safe to repeat (a claim, a report, a give-back) is retried while the database
+# does not answer, before the worker gives up on it (the sweeper then takes the submission back).
+DATABASE_RETRY_S = _env_float("DATABASE_RETRY_S", 120.0)
+# /healthz/platform: the sweeper is reported down when its last round is older than this; these queues
+# must each have a worker answering (comma-separated device kinds; none by default).
+SWEEP_STALE_AFTER_S = _env_float("SWEEP_STALE_AFTER_S", max(60.0, 6 * SWEEP_INTERVAL_S))
+HEALTH_EXPECTED_QUEUES = _env_list("HEALTH_EXPECTED_QUEUES", [])
+HEALTH_WORKER_TIMEOUT_S = _env_float("HEALTH_WORKER_TIMEOUT_S", 1.0)
 JUDGE_SOFT_TIME_LIMIT_S = _env_int("JUDGE_SOFT_TIME_LIMIT_S", 1800)
 JUDGE_HARD_TIME_LIMIT_S = _env_int("JUDGE_HARD_TIME_LIMIT_S", JUDGE_SOFT_TIME_LIMIT_S + 120)
 if JUDGE_HARD_TIME_LIMIT_S <= JUDGE_SOFT_TIME_LIMIT_S:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from runner import scanner, seal
+from runner import leash, scanner, seal
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
 from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
@@ -146,6 +146,13 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
             verdict=Verdict.ERROR, message="the judge failed to start; this is a fault of the platform, not of "
             f"the submission{': ' + tail.splitlines()[-1] if tail else ''}", logs=tail, limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
             cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")], **base,
+        )
+    if run.returncode == leash.EXIT_STATUS and stream.report is None:
+        # It stopped itself because this process went quiet (frozen, hung): nothing the submission did.
+        return RunReport(
+            verdict=Verdict.ERROR, message="the judge stopped itself because its worker did not answer; this is "
+            f"a fault of the platform, not of the submission{': ' + tail.splitlines()[-1] if tail else ''}",
+            logs=tail, limits=limits.to_dict(), platform_fault=True, **base,
         )
     why = stream.problem
     if stream.report is not None and run.returncode != 0:

@@ -6,6 +6,7 @@ Every error is `{"error": code, "message": words}`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from django.core.exceptions import RequestDataTooBig
@@ -28,6 +29,7 @@ from leaderboard.api.schemas import (
 )
 from leaderboard.errors import Refusal
 from leaderboard.problems.selectors import problem_get, problem_list
+from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.selectors import (
     ranking_for_problem,
@@ -227,6 +229,7 @@ def get_submission(request, submission_id: int):
         "final": submission.is_final,
         "queue_position": submission_queue_position(submission=submission),
         "attempts": submission.attempts,
+        "history": [dataclasses.asdict(a) for a in submission_history(submission=submission)],
         "message": submission.message,
         "verdict": run.verdict if run else None,
         "score_s": run.score_s if run else None,

@@ -74,6 +74,17 @@ class CaseResultOut(Schema):
     floor_s: float | None = Field(description="the physical floor of this case on this device")
 
 
+class AttemptOut(Schema):
+    number: int
+    worker: str
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: str = Field(description="running, finished, taken_back, given_back, or ended (by an operator)")
+    reason: str = Field(description="why it ended so, when it did not finish")
+    late_result_dropped: bool = Field(description="its worker finished after it was taken back; not used")
+    summary: str = Field(description="the attempt in one sentence")
+
+
 class SubmissionOut(Schema):
     id: int
     problem: str
@@ -87,6 +98,7 @@ class SubmissionOut(Schema):
     final: bool
     queue_position: int | None
     attempts: int
+    history: list[AttemptOut] = Field(description="every attempt at judging it, first to last")
     message: str
     verdict: str | None
     score_s: float | None = Field(description="geometric mean over benchmark cases of seconds per call")

@@ -128,3 +128,53 @@ class RunCase(models.Model):
     class Meta:
         ordering = ["run", "position"]
         constraints = [models.UniqueConstraint(fields=["run", "position"], name="one_case_per_position")]
+
+
+class Outcome(models.TextChoices):
+    """How one attempt at judging a submission ended."""
+
+    RUNNING = "running", "still running"
+    FINISHED = "finished", "finished"
+    TAKEN_BACK = "taken_back", "taken back"  # its worker stopped responding; the sweeper took it back
+    GIVEN_BACK = "given_back", "given back"  # its worker could not judge it (a fault of the platform's)
+    ENDED = "ended", "ended by an operator"
+
+
+class Attempt(models.Model):
+    """One claim of a submission by a worker, kept after the submission ends: the history that the
+    submission's single `message` cannot hold (a re-queue's reason is overwritten by the verdict)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="attempt_history")
+    number = models.PositiveSmallIntegerField()  # 1, 2, ... as Submission.attempts counted it
+    worker = models.CharField(max_length=200)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.RUNNING)
+    reason = models.TextField(blank=True)  # why it ended so, in the user's words
+    # The worker finished after all, once the attempt had been taken back: its report was dropped.
+    late_result_dropped = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["submission", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "number"], name="one_attempt_per_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of #{self.submission_id} on {self.worker}: {self.outcome}"
+
+
+class Beat(models.Model):
+    """When a long-lived loop (the sweeper) last completed a round: what the health check reads."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    at = models.DateTimeField()
+
+
+class Tally(models.Model):
+    """Counters of events that happen in worker processes (a duplicate delivery, a failed heartbeat, a late
+    result dropped, a resend), kept in the database so that any web process can report the cluster's
+    totals on /metrics."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    value = models.BigIntegerField(default=0)

@@ -27,16 +27,27 @@ from django.utils import timezone
 
 from leaderboard.errors import LimitReached, Refusal, SourceTooLarge
 from leaderboard.problems.selectors import problem_get
+from leaderboard.submissions import broker, reconnect
 from leaderboard.submissions.models import (
     FINAL_STATES,
+    Attempt,
     DeviceKind,
     Language,
     Mode,
+    Outcome,
     Run,
     RunCase,
     Source,
     State,
     Submission,
+)
+from leaderboard.submissions.tallies import (
+    DUPLICATE_DELIVERIES,
+    HEARTBEAT_FAILURES,
+    LATE_RESULTS_DROPPED,
+    PUBLISH_FAILURES,
+    RESENDS,
+    tally,
 )
 from runner.spec import JobSpec, RunReport, Verdict
 from runner.vocabulary import DEVICE_KINDS
@@ -139,7 +150,7 @@ def submission_create(
 
 def submission_enqueue(*, submission_id: int, device_kind: str) -> bool:
     """Send a submission's id to its device kind's queue. Never raises: if the broker cannot be reached
-    the row stays queued and the sweeper sends it again (REQUEUE_AFTER_S)."""
+    the row stays queued with no `enqueued_at`, and the sweeper's next round sends it again."""
     from leaderboard.celery import app
 
     try:
@@ -152,17 +163,38 @@ def submission_enqueue(*, submission_id: int, device_kind: str) -> bool:
             device_kind,
             exc_info=True,
         )
-        return False
+    try:  # "never sent": what the sweeper looks for first
+        Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(enqueued_at=None)
+        tally(PUBLISH_FAILURES)
+    except DatabaseError:  # then the periodic resend finds it
+        logger.warning("could not mark submission %s as unsent", submission_id, exc_info=True)
+    return False
 
 
 def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
-    """Take a queued submission for `worker` (queued -> running, attempts + 1, heartbeat). Returns None when
-    there is nothing to take: a duplicate delivery, or a submission already running or final."""
+    """Take a queued submission for `worker` (queued -> running, attempts + 1, heartbeat) and open its
+    attempt. Returns None when there is nothing to take: a duplicate delivery, or a submission already
+    running or final. Retried while the database does not answer (a compare-and-set)."""
     now = timezone.now()
-    claimed = Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(
-        state=State.RUNNING, attempts=F("attempts") + 1, worker=worker, heartbeat_at=now, started_at=now
+
+    def claim() -> int:
+        with transaction.atomic():
+            claimed = Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(
+                state=State.RUNNING, attempts=F("attempts") + 1, worker=worker, heartbeat_at=now, started_at=now
+            )
+            if claimed:
+                number = Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).get()
+                Attempt.objects.create(submission_id=submission_id, number=number, worker=worker, started_at=now)
+            return claimed
+
+    claimed = reconnect.retrying(
+        claim, what=f"claiming submission {submission_id}", give_up_after_s=settings.DATABASE_RETRY_S
     )
-    if not claimed:
+    # A try whose answer was lost with the connection may have claimed it: then our own `now` is on the row.
+    if not claimed and not Submission.objects.filter(
+        pk=submission_id, state=State.RUNNING, worker=worker, started_at=now
+    ).exists():
+        tally(DUPLICATE_DELIVERIES)
         return None
     return Submission.objects.select_related("source", "problem_version__problem").get(pk=submission_id)
 
@@ -193,16 +225,34 @@ class _Heartbeat:
         self._thread.join()
 
     def _beat(self) -> None:
+        failed = 0  # beats that could not reach the database, counted once it answers again
         try:
             while not self._stop.wait(self.interval_s):
+                # This thread's connection outlives any restart of the database: check it every beat.
+                reconnect.refresh()
                 try:
-                    if not submission_heartbeat(submission_id=self.submission_id, worker=self.worker):
+                    mine = submission_heartbeat(submission_id=self.submission_id, worker=self.worker)
+                except DatabaseError as exc:  # a restart or a blip must not stop the beating
+                    reconnect.drop()
+                    failed += 1
+                    logger.warning("heartbeat of submission %s failed: %s", self.submission_id, exc)
+                    continue
+                if failed:
+                    tally(HEARTBEAT_FAILURES, failed)
+                    failed = 0
+                if not mine:
+                    if not self._stop.is_set():  # not merely finished between two beats
+                        # Another worker has it now: stop this judge rather than run beside that one.
+                        from runner import leash
+
+                        let_go = leash.cut_all()
                         logger.warning(
-                            "submission %s was taken back from %s", self.submission_id, self.worker
+                            "submission %s was taken back from %s; its judge is stopped (%d let go)",
+                            self.submission_id,
+                            self.worker,
+                            let_go,
                         )
-                        return
-                except DatabaseError:  # a hiccup of the database must not stop the beating
-                    logger.warning("heartbeat of submission %s failed", self.submission_id, exc_info=True)
+                    return
         finally:
             connection.close()
 
@@ -238,37 +288,41 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
         device_kind=submission.device_kind,
         case_budget_s=settings.RUNNER_CASE_BUDGET_S,
     )
-    try:
-        with _Heartbeat(submission_id=submission_id, worker=worker, interval_s=settings.HEARTBEAT_INTERVAL_S):
+    # The heartbeat goes on while the report is written, so that a database that is down when judging ends
+    # does not make the sweeper take back a run whose report is waiting to be written.
+    with _Heartbeat(submission_id=submission_id, worker=worker, interval_s=settings.HEARTBEAT_INTERVAL_S):
+        try:
             report = _judge_version_checked(spec, expected_version=version.content_hash)
-    except SoftTimeLimitExceeded:
-        report = RunReport(
-            verdict=Verdict.TIMEOUT,
-            message=f"Judging took longer than the platform's limit of {settings.JUDGE_SOFT_TIME_LIMIT_S} s "
-            "and was stopped.",
-            problem=problem_name,
-            mode=mode,
-            device=spec.device,
-        )
-    except Exception as exc:  # the runner promises not to raise for a bad submission: this is ours
-        logger.exception("judging submission %s failed on %s", submission_id, worker)
-        return submission_take_back(
+        except SoftTimeLimitExceeded:
+            report = RunReport(
+                verdict=Verdict.TIMEOUT,
+                message=f"Judging took longer than the platform's limit of {settings.JUDGE_SOFT_TIME_LIMIT_S} "
+                "s and was stopped.",
+                problem=problem_name,
+                mode=mode,
+                device=spec.device,
+            )
+        except Exception as exc:  # the runner promises not to raise for a bad submission: this is ours
+            logger.exception("judging submission %s failed on %s", submission_id, worker)
+            return submission_take_back(
+                submission_id=submission_id,
+                worker=worker,
+                reason=f"the judge failed on {worker} ({type(exc).__name__}: {exc})",
+            )
+        if report.platform_fault:  # the run says nothing about the submission: another attempt, elsewhere
+            logger.error("the judge failed on %s for submission %s: %s", worker, submission_id, report.message)
+            return submission_take_back(
+                submission_id=submission_id,
+                worker=worker,
+                reason=f"the judge failed on {worker}: {report.message}",
+            )
+        final = submission_finish(
             submission_id=submission_id,
             worker=worker,
-            reason=f"the judge failed on {worker} ({type(exc).__name__}: {exc})",
+            attempt=submission.attempts,
+            report=report,
+            started_at=submission.started_at,
         )
-    if report.platform_fault:  # the run says nothing about the submission: another attempt, elsewhere
-        logger.error("the judge failed on %s for submission %s: %s", worker, submission_id, report.message)
-        return submission_take_back(
-            submission_id=submission_id, worker=worker, reason=f"the judge failed on {worker}: {report.message}"
-        )
-    final = submission_finish(
-        submission_id=submission_id,
-        worker=worker,
-        attempt=submission.attempts,
-        report=report,
-        started_at=submission.started_at,
-    )
     return final or "taken back"
 
 
@@ -294,7 +348,9 @@ def submission_finish(
     *, submission_id: int, worker: str, attempt: int, report: RunReport, started_at: datetime
 ) -> str | None:
     """Write the run and the final state in one transaction, if `worker` still holds this attempt.
-    Returns the final state, or None when the submission was taken back meanwhile (the report is dropped)."""
+    Returns the final state, or None when the submission was taken back meanwhile (the report is dropped,
+    and counted). While the database does not answer, the write is tried again for up to DATABASE_RETRY_S:
+    the report of a finished run is not lost to a restart of the database."""
     if report.verdict in FINAL_STATES:
         state, message = report.verdict, report.message
     else:
@@ -304,112 +360,230 @@ def submission_finish(
         )
     public = [c for c in report.cases if c.kind in ("test", "benchmark")]
     secret = [c for c in report.cases if c.kind == "secret"]
-    now = timezone.now()
-    with transaction.atomic():
-        updated = Submission.objects.filter(
-            pk=submission_id, state=State.RUNNING, worker=worker, attempts=attempt
-        ).update(state=state, message=message, finished_at=now, heartbeat_at=now)
-        if not updated:
-            logger.warning("submission %s was taken back from %s before it finished", submission_id, worker)
-            return None
-        run = Run.objects.create(
-            submission_id=submission_id,
-            verdict=state,
-            message=message,
-            score_s=report.score_s,
-            public_passed=bool(public) and all(c.status == "passed" for c in public),
-            secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
-            flagged=state == State.FLAGGED,
-            flags=report.flags,
-            report=report.to_dict(),
-            worker=worker,
-            attempt=attempt,
-            started_at=started_at,
-            finished_at=now,
-        )
-        RunCase.objects.bulk_create(
-            RunCase(
-                run=run,
-                position=i,
-                case_id=c.id,
-                kind=c.kind,
-                status=c.status,
-                message=c.message,
-                mean_s=c.stats.mean if c.stats else None,
-                stderr_s=c.stats.stderr if c.stats else None,
-                stats=dataclasses.asdict(c.stats) if c.stats else None,
-                floor_s=c.floor_s,
+
+    def write() -> str | None:
+        now = timezone.now()
+        with transaction.atomic():
+            updated = Submission.objects.filter(
+                pk=submission_id, state=State.RUNNING, worker=worker, attempts=attempt
+            ).update(state=state, message=message, finished_at=now, heartbeat_at=now)
+            if not updated:
+                return None
+            run = Run.objects.create(
+                submission_id=submission_id,
+                verdict=state,
+                message=message,
+                score_s=report.score_s,
+                public_passed=bool(public) and all(c.status == "passed" for c in public),
+                secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
+                flagged=state == State.FLAGGED,
+                flags=report.flags,
+                report=report.to_dict(),
+                worker=worker,
+                attempt=attempt,
+                started_at=started_at,
+                finished_at=now,
             )
-            for i, c in enumerate(report.cases)
-        )
-    return state
+            RunCase.objects.bulk_create(
+                RunCase(
+                    run=run,
+                    position=i,
+                    case_id=c.id,
+                    kind=c.kind,
+                    status=c.status,
+                    message=c.message,
+                    mean_s=c.stats.mean if c.stats else None,
+                    stderr_s=c.stats.stderr if c.stats else None,
+                    stats=dataclasses.asdict(c.stats) if c.stats else None,
+                    floor_s=c.floor_s,
+                )
+                for i, c in enumerate(report.cases)
+            )
+            Attempt.objects.filter(submission_id=submission_id, number=attempt).update(
+                outcome=Outcome.FINISHED, ended_at=now, reason=""
+            )
+        return state
+
+    final = reconnect.retrying(
+        write, what=f"writing the report of submission {submission_id}", give_up_after_s=settings.DATABASE_RETRY_S
+    )
+    if final is not None:
+        return final
+    # A try whose answer was lost with the connection may have written it.
+    written = Run.objects.filter(submission_id=submission_id, worker=worker, attempt=attempt)
+    if verdict := written.values_list("verdict", flat=True).first():
+        return verdict
+    logger.warning(
+        "submission %s was taken back from %s before it finished; its late report is dropped",
+        submission_id,
+        worker,
+    )
+    Attempt.objects.filter(submission_id=submission_id, number=attempt).update(late_result_dropped=True)
+    tally(LATE_RESULTS_DROPPED)
+    return None
 
 
-def _take_back(submission: Submission, *, reason: str, now: datetime) -> str:
+def _take_back(submission: Submission, *, reason: str, now: datetime, outcome: str = Outcome.TAKEN_BACK) -> str:
     """Give a running submission another attempt, or end it as `error` once it has had them all.
     Compare-and-set on (state, worker, attempts): whoever comes second changes nothing."""
     held = Submission.objects.filter(
         pk=submission.pk, state=State.RUNNING, worker=submission.worker, attempts=submission.attempts
     )
     limit = settings.SUBMISSION_MAX_ATTEMPTS
-    if submission.attempts >= limit:
-        ended = held.update(
-            state=State.ERROR,
-            finished_at=now,
-            message=f"Not judged: {reason}, on each of {limit} attempts. If your code can crash or exhaust "
-            "the machine, that would do it; otherwise it is the platform's fault, so please submit again.",
-        )
-        return State.ERROR if ended else "unchanged"
     with transaction.atomic():
-        requeued = held.update(
-            state=State.QUEUED,
-            enqueued_at=now,
-            heartbeat_at=None,
-            message=f"Queued again: {reason} during attempt {submission.attempts} of {limit}.",
-        )
-        if requeued:
-            transaction.on_commit(
-                partial(submission_enqueue, submission_id=submission.pk, device_kind=submission.device_kind)
+        if submission.attempts >= limit:
+            changed = held.update(
+                state=State.ERROR,
+                finished_at=now,
+                message=f"Not judged: {reason}, on each of {limit} attempts. If your code can crash or exhaust "
+                "the machine, that would do it; otherwise it is the platform's fault, so please submit again.",
             )
-    return State.QUEUED if requeued else "unchanged"
+            result = State.ERROR
+        else:
+            changed = held.update(
+                state=State.QUEUED,
+                enqueued_at=now,
+                heartbeat_at=None,
+                message=f"Queued again: {reason} during attempt {submission.attempts} of {limit}.",
+            )
+            result = State.QUEUED
+            if changed:
+                transaction.on_commit(
+                    partial(submission_enqueue, submission_id=submission.pk, device_kind=submission.device_kind)
+                )
+        if not changed:
+            return "unchanged"
+        Attempt.objects.filter(submission_id=submission.pk, number=submission.attempts).update(
+            outcome=outcome, ended_at=now, reason=reason[:1].upper() + reason[1:] + "."
+        )
+    return result
 
 
 def submission_take_back(*, submission_id: int, worker: str, reason: str) -> str:
     """Give back a submission that `worker` could not judge for a reason of the platform's."""
-    submission = Submission.objects.filter(pk=submission_id, state=State.RUNNING, worker=worker).first()
-    if submission is None:
-        return "unchanged"
-    return _take_back(submission, reason=reason, now=timezone.now())
+
+    def give_back() -> str:
+        submission = Submission.objects.filter(pk=submission_id, state=State.RUNNING, worker=worker).first()
+        if submission is None:
+            return "unchanged"
+        return _take_back(submission, reason=reason, now=timezone.now(), outcome=Outcome.GIVEN_BACK)
+
+    return reconnect.retrying(
+        give_back, what=f"giving back submission {submission_id}", give_up_after_s=settings.DATABASE_RETRY_S
+    )
 
 
 @dataclass(frozen=True)
 class SweepResult:
     requeued: int  # running with a stopped heartbeat, given another attempt
     ended: int  # running with a stopped heartbeat and no attempts left: ended as error
-    resent: int  # queued for longer than REQUEUE_AFTER_S: its id sent again
+    resent: int  # queued, and its id sent again (never sent, lost by the broker)
 
 
 def submission_sweep(
-    *, heartbeat_timeout_s: float | None = None, requeue_after_s: float | None = None
+    *,
+    heartbeat_timeout_s: float | None = None,
+    requeue_after_s: float | None = None,
+    broker_lost: bool = False,
+    take_back: bool = True,
 ) -> SweepResult:
-    """Take back submissions whose worker stopped beating, and resend queued ids the broker may have lost."""
+    """Take back submissions whose worker stopped beating, and resend queued ids the broker does not hold.
+
+    An id is resent when its send failed (no `enqueued_at`), when `broker_lost` (the broker restarted
+    without its messages: every queued id), or when it was sent longer than `requeue_after_s` ago and the
+    broker, which can be asked (Redis, the filesystem), no longer holds it. A backlog the broker still holds
+    is never resent, however long it waits. `take_back=False` skips the take-backs (a sweeper that has just
+    reconnected gives workers time to beat again first)."""
     now = timezone.now()
-    timeout = settings.HEARTBEAT_TIMEOUT_S if heartbeat_timeout_s is None else heartbeat_timeout_s
-    stale = Submission.objects.filter(state=State.RUNNING).filter(
-        Q(heartbeat_at__lt=now - timedelta(seconds=timeout)) | Q(heartbeat_at__isnull=True)
-    )
-    outcomes = [
-        _take_back(s, reason=f"its worker {s.worker} stopped responding", now=now)
-        for s in stale.only("pk", "worker", "attempts", "device_kind")
-    ]
+    outcomes = []
+    if take_back:
+        timeout = settings.HEARTBEAT_TIMEOUT_S if heartbeat_timeout_s is None else heartbeat_timeout_s
+        stale = Submission.objects.filter(state=State.RUNNING).filter(
+            Q(heartbeat_at__lt=now - timedelta(seconds=timeout)) | Q(heartbeat_at__isnull=True)
+        )
+        outcomes = [
+            _take_back(s, reason=f"its worker {s.worker} stopped responding", now=now)
+            for s in stale.only("pk", "worker", "attempts", "device_kind")
+        ]
     after = settings.REQUEUE_AFTER_S if requeue_after_s is None else requeue_after_s
+    queued = Submission.objects.filter(state=State.QUEUED)
+    if not broker_lost:
+        queued = queued.filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - timedelta(seconds=after)))
+    held: dict[str, set[int] | None] = {}
     resent = 0
-    waiting = Submission.objects.filter(state=State.QUEUED, enqueued_at__lt=now - timedelta(seconds=after))
-    for pk, device_kind, enqueued_at in waiting.values_list("pk", "device_kind", "enqueued_at"):
+    for pk, device_kind, enqueued_at in queued.values_list("pk", "device_kind", "enqueued_at"):
+        if enqueued_at is not None and not broker_lost:
+            if device_kind not in held:
+                held[device_kind] = _held_ids(device_kind)
+            if held[device_kind] is None or pk in held[device_kind]:
+                continue  # it waits in the broker (or the broker cannot tell us: it redelivers)
         # Compare-and-set on enqueued_at: of two sweepers, one resends.
         if Submission.objects.filter(pk=pk, state=State.QUEUED, enqueued_at=enqueued_at).update(
             enqueued_at=now
         ):
-            submission_enqueue(submission_id=pk, device_kind=device_kind)
-            resent += 1
+            if submission_enqueue(submission_id=pk, device_kind=device_kind):
+                resent += 1
+    if resent:
+        tally(RESENDS, resent)
     return SweepResult(outcomes.count(State.QUEUED), outcomes.count(State.ERROR), resent)
+
+
+def _held_ids(device_kind: str) -> set[int] | None:
+    try:
+        return broker.held_ids(device_kind)
+    except Exception:  # the broker is down: sending would fail too; the next round tries again
+        logger.warning("could not ask the broker what the %s queue holds", device_kind, exc_info=True)
+        return None
+
+
+def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
+    """An operator puts a queued or running submission (back) on its queue: a running one's attempt ends
+    (its worker's late report will be dropped), a queued one's id is sent again. A final one is left alone.
+    Returns what happened: "queued", "resent" or "unchanged"."""
+    now = timezone.now()
+    submission = Submission.objects.filter(pk=submission_id).only("state", "worker", "attempts", "device_kind").first()
+    if submission is None or submission.is_final:
+        return "unchanged"
+    if submission.state == State.QUEUED:
+        if Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(enqueued_at=now):
+            submission_enqueue(submission_id=submission_id, device_kind=submission.device_kind)
+            return "resent"
+        return "unchanged"
+    with transaction.atomic():
+        changed = Submission.objects.filter(
+            pk=submission_id, state=State.RUNNING, worker=submission.worker, attempts=submission.attempts
+        ).update(
+            state=State.QUEUED,
+            enqueued_at=now,
+            heartbeat_at=None,
+            message=f"Queued again by an operator during attempt {submission.attempts}.",
+        )
+        if not changed:
+            return "unchanged"
+        Attempt.objects.filter(submission_id=submission_id, number=submission.attempts).update(
+            outcome=Outcome.ENDED, ended_at=now, reason=f"Queued again by an operator ({operator})."
+        )
+        transaction.on_commit(
+            partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
+        )
+    return State.QUEUED
+
+
+def submission_operator_end(*, submission_id: int, operator: str, reason: str) -> str:
+    """An operator ends a queued or running submission as `error`, with a reason its author reads.
+    Returns "error" or "unchanged" (it was final already)."""
+    now = timezone.now()
+    reason = reason.strip() or "no reason given"
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update().filter(pk=submission_id).only("state", "attempts").first()
+        )
+        if submission is None or submission.is_final:
+            return "unchanged"
+        Submission.objects.filter(pk=submission_id).update(
+            state=State.ERROR, finished_at=now, message=f"Ended by an operator: {reason}"
+        )
+        Attempt.objects.filter(submission_id=submission_id, outcome=Outcome.RUNNING).update(
+            outcome=Outcome.ENDED, ended_at=now, reason=f"Ended by an operator ({operator}): {reason}"
+        )
+    return State.ERROR

@@ -20,6 +20,7 @@ from leaderboard.accounts.selectors import api_token_of, api_tokens_of
 from leaderboard.accounts.services import api_token_create, api_token_revoke
 from leaderboard.errors import NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
+from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
 from leaderboard.submissions.selectors import ranking_for_problem, source_of, submission_queue_position
 from leaderboard.submissions.services import submission_create
@@ -274,6 +275,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "source": highlight(source.text, line_numbers=True) if source else None,
         "source_meta": source,
         "deadline": problem_deadline(submission.problem_version.problem),
+        "history": submission_history(submission=submission),
         "status": _status(submission),
         "status_json": json.dumps(_status(submission), default=str),
         "is_current_version": submission.problem_version_id

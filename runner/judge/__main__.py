@@ -20,7 +20,7 @@ import time
 import traceback
 from pathlib import Path
 
-from runner import seal
+from runner import leash, seal
 from runner.judge.proxy import Contestant
 from runner.limits import Limits
 from runner.sandbox import Job
@@ -49,7 +49,10 @@ def main() -> None:
     # an orphan is reparented here, where it is frozen and its CPU time charged like the rest.
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     out = _private_report_stream()
-    request = json.loads(sys.stdin.read())
+    # The request is the first line; a worker that holds the leash keeps stdin open after it (runner/leash.py).
+    request = json.loads(sys.stdin.buffer.readline())
+    if request.get("leash_s"):
+        leash.watch(sys.stdin.fileno(), float(request.pop("leash_s")), int(request.pop("parent")))
     key = bytes.fromhex(request.pop("key"))
     spec = JobSpec(**request["spec"])
     os.write(out, seal.frame(key, seal.STARTED))

@@ -136,7 +136,11 @@ class Sandbox:
         """Run `python -m runner.judge` with `request` (which holds the secret seed) on its stdin, never in
         argv, env or a file; kill it, and everything it started, at `timeout_s`."""
         import json
+        import threading
 
+        from runner import leash
+
+        held = leash.leash_s()
         proc = subprocess.Popen(
             [sys.executable, "-m", "runner.judge"],
             stdin=subprocess.PIPE,
@@ -147,15 +151,41 @@ class Sandbox:
             start_new_session=True,
             preexec_fn=die_with_parent,  # a worker killed mid-run takes its judge with it
         )
+        stdin = proc.stdin
+        assert stdin is not None  # stdin=PIPE
+        out, err = bytearray(), bytearray()
+        readers = [
+            threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
         try:
-            out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
-            return JudgeRun(out, err, returncode=proc.returncode)
-        except subprocess.TimeoutExpired:
-            _killpg(proc.pid)
-            out, err = proc.communicate()
-            return JudgeRun(out, err, timed_out=True, returncode=proc.returncode)
+            line = json.dumps({**request, "leash_s": held, "parent": os.getpid()} if held else request)
+            try:
+                stdin.write(line.encode() + b"\n")
+                stdin.flush()
+                if not held:
+                    stdin.close()
+            except BrokenPipeError:  # it died at once; its stderr says why
+                pass
+            timed_out = False
+            if held:
+                with leash.Holder(stdin, leash.interval_for(held)):
+                    timed_out = _wait(proc, timeout_s)
+            else:
+                timed_out = _wait(proc, timeout_s)
+            _killpg(proc.pid)  # a timed-out judge; else whatever of its group still holds the pipes
+            proc.wait()
+            for reader in readers:
+                reader.join()
+            return JudgeRun(bytes(out), bytes(err), timed_out=timed_out, returncode=proc.returncode)
         finally:
             _killpg(proc.pid)  # nothing the judge started outlives it
+            try:
+                stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
 
     def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
         """In the judge: start `python argv...` as the contestant, in its own process group, with `pass_fds`
@@ -183,6 +213,21 @@ class Sandbox:
 
     def cleanup(self, job_dir: Path) -> None:
         """After the job (its directory is removed next): nothing of it may remain."""
+
+
+def _drain(stream, into: bytearray) -> None:
+    while chunk := stream.read1(65536):
+        into += chunk
+    stream.close()
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
+    """True when it ran past timeout_s."""
+    try:
+        proc.wait(timeout=timeout_s)
+        return False
+    except subprocess.TimeoutExpired:
+        return True
 
 
 def _killpg(pid: int) -> None:

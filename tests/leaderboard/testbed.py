@@ -292,3 +292,180 @@ def make_persona(username: str, *, is_agent: bool = False) -> Persona:
     user, _ = user_get_or_create(username=username, is_agent=is_agent)
     _, token = api_token_create(user=user)
     return Persona(user, token)
+
+
+def _postgres_bin(name: str) -> str | None:
+    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), key=lambda p: int(p.parts[-3]))
+    return str(found[-1]) if found else shutil.which(name)
+
+
+@dataclass
+class PostgresServer:
+    """A PostgreSQL cluster of the test's own (initdb in a temporary folder, a free loopback port), so that a
+    test can stop, kill and restart it; never the shared server on 5432."""
+
+    port: int
+    dir: Path
+
+    @staticmethod
+    def available() -> bool:
+        return bool(_postgres_bin("initdb") and _postgres_bin("pg_ctl"))
+
+    def _as_owner(self, argv: list[str]) -> list[str]:
+        # PostgreSQL refuses to run as root: as root, run it as the postgres user, who owns the folder.
+        return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+    @property
+    def data(self) -> Path:
+        return self.dir / "data"
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def init(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        subprocess.run(
+            self._as_owner(
+                [_postgres_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"]
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off -c synchronous_commit=off"
+        )
+        subprocess.run(
+            self._as_owner(
+                [_postgres_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.dir / "log"),
+                 "-w", "-t", "30", "start"]
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """`fast` closes every connection (a restart); `immediate` is a crash without a shutdown checkpoint."""
+        subprocess.run(
+            self._as_owner([_postgres_bin("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def restart(self, down_s: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down_s)
+        self.start()
+
+    def execute(self, sql: str, database: str = "postgres") -> None:
+        import psycopg
+
+        with psycopg.connect(self.url(database), autocommit=True) as conn:
+            conn.execute(sql)
+
+
+@dataclass
+class RabbitServer:
+    """A RabbitMQ node of the test's own: its own node name, AMQP port, distribution port, epmd (started
+    here, on a port of its own) and data folder, all on loopback; never the shared node on 5672."""
+
+    port: int
+    dir: Path
+    epmd: subprocess.Popen | None = None
+    proc: subprocess.Popen | None = None
+
+    @staticmethod
+    def available() -> bool:
+        return bool(shutil.which("rabbitmq-server") and shutil.which("epmd"))
+
+    @property
+    def url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:{self.port}//"
+
+    def _env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "RABBITMQ_NODENAME": f"kbchaos{self.port}@localhost",
+            "RABBITMQ_NODE_PORT": str(self.port),
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_DIST_PORT": str(self.port + 1),
+            "ERL_EPMD_PORT": str(self.epmd_port),
+            "RABBITMQ_MNESIA_BASE": str(self.dir / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(self.dir / "log"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(self.dir / "plugins"),
+            "RABBITMQ_CONFIG_FILE": str(self.dir / "rabbitmq"),
+            "RABBITMQ_PID_FILE": str(self.dir / "pid"),
+        }
+
+    def start(self) -> None:
+        if self.epmd is None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            (self.dir / "plugins").write_text("[].\n")
+            if os.geteuid() == 0:  # the Debian wrapper runs the node as the rabbitmq user
+                for path in (self.dir, self.dir / "plugins"):
+                    shutil.chown(path, "rabbitmq", "rabbitmq")
+            self.epmd_port = free_port()
+            self.epmd = subprocess.Popen(
+                ["epmd", "-port", str(self.epmd_port), "-address", "127.0.0.1"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self.proc = subprocess.Popen(
+            ["rabbitmq-server"],
+            env=self._env(),
+            stdout=(self.dir / "out.log").open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for(self._answers, timeout_s=60, what=f"rabbitmq-server on port {self.port}", every_s=0.3)
+
+    def _answers(self) -> bool:
+        import kombu
+
+        if self.proc.poll() is not None:
+            raise AssertionError(f"rabbitmq-server exited; see {self.dir / 'out.log'}")
+        try:
+            with kombu.Connection(self.url, connect_timeout=1) as conn:
+                conn.connect()
+            return True
+        except Exception:
+            return False
+
+    def stop(self, *, lose_data: bool = False) -> None:
+        """Stop the node; with `lose_data`, its messages and queues are gone too (a node rebuilt)."""
+        # The wrapper hands over to the node (as the rabbitmq user, in a session of its own): the node's pid
+        # is in its pid file.
+        try:
+            node = int((self.dir / "pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            node = None
+        if node is not None:
+            try:
+                os.kill(node, signal.SIGTERM)  # a clean shutdown of the node
+                wait_for(lambda: not Path(f"/proc/{node}").exists(), timeout_s=30, what="rabbitmq to stop")
+            except ProcessLookupError:
+                pass
+            except AssertionError:
+                os.kill(node, signal.SIGKILL)
+            (self.dir / "pid").unlink(missing_ok=True)
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc:
+            self.proc.wait(timeout=10)
+        if lose_data:
+            shutil.rmtree(self.dir / "mnesia", ignore_errors=True)
+
+    def close(self) -> None:
+        self.stop()
+        if self.epmd and self.epmd.poll() is None:
+            self.epmd.kill()
+            self.epmd.wait(timeout=10)

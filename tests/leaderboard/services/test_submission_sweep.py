@@ -82,3 +82,14 @@ def test_a_queued_id_the_broker_may_have_lost_is_sent_again(problems, alice, bro
     assert broker.client().llen("cpu") == 1
     assert Submission.objects.get(pk=submission.pk).enqueued_at > long_ago
     assert submission_sweep(requeue_after_s=600).resent == 0  # sent once per REQUEUE_AFTER_S
+
+
+def test_the_broker_marker_says_when_the_broker_lost_its_messages(broker):
+    from leaderboard.submissions.broker import broker_lost_messages
+
+    assert broker_lost_messages() is True  # a new broker: no marker yet; one is left
+    assert broker_lost_messages() is False
+    assert broker_lost_messages() is False
+    broker.client().flushall()  # what a restart without persistence does
+    assert broker_lost_messages() is True
+    assert broker_lost_messages() is False

@@ -26,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.problems.services import problem_sync_all
 from leaderboard.submissions.services import submission_sweep
+from leaderboard.submissions.sweeper import Sweeper
 
 # The app is loaded once, before the workers fork; no control socket (its default path is shared by every
 # gunicorn of the user, so two platforms on one machine would fight over it).
@@ -239,24 +240,27 @@ class Command(BaseCommand):
                 raise CommandError(f"The {child.name} process stopped (exit status {code}); see {child.log}")
 
     def _supervise(self, children, stop) -> int:
-        """Sweep every SWEEP_INTERVAL_S until a signal; a child that dies stops the platform with an error."""
+        """Sweep every SWEEP_INTERVAL_S until a signal; a child that dies, or a database that does not answer
+        for SWEEP_GIVE_UP_S, stops the platform with an error (its supervisor restarts it)."""
+        sweeper = Sweeper(say=self._say)
         while not stop.is_set():
             try:
                 self._raise_if_exited(children)
             except CommandError as exc:
                 self.stderr.write(str(exc))
                 return 1
-            try:
-                result = submission_sweep()
-                if result.requeued or result.ended or result.resent:
-                    self.stdout.write(
-                        f"sweeper: {result.requeued} re-queued, {result.ended} ended as error, "
-                        f"{result.resent} resent"
-                    )
-            except Exception as exc:  # a busy or restarting database: try again next round
-                self.stderr.write(f"sweeper: {exc}")
-            stop.wait(settings.SWEEP_INTERVAL_S)
+            sweeper.round()
+            if sweeper.gave_up():
+                self.stderr.write(
+                    f"The database has not answered for {sweeper.give_up_after_s:g} s; stopping everything."
+                )
+                return 1
+            stop.wait(sweeper.interval_s)
         return 0
+
+    def _say(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
 
     def _stop(self, children, grace: float) -> None:
         running = [c for c in children if c.proc and c.exited() is None]
