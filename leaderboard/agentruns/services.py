@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from leaderboard.accounts.services import user_get_or_create
 from leaderboard.agentruns.models import AgentRun, AgentStep
+from leaderboard.submissions.judging import submission_judge
 from leaderboard.submissions.models import Language, Mode, Submission
-from leaderboard.submissions.services import submission_create, submission_judge
+from leaderboard.submissions.services import submission_create
 
 BEST_KERNELS_SHOWN = 8
 

@@ -1,7 +1,8 @@
 """The Celery task that judges one submission. It only calls the service; the message carries only the id."""
 
 from leaderboard.celery import app
-from leaderboard.submissions.services import JUDGE_TASK, submission_judge
+from leaderboard.submissions.judging import submission_judge
+from leaderboard.submissions.services import JUDGE_TASK
 
 
 @app.task(name=JUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)

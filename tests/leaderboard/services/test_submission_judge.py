@@ -4,8 +4,9 @@ import pytest
 from testbed import WRONG_VECTORADD, vectoradd_source
 
 from leaderboard.problems.models import ProblemVersion
+from leaderboard.submissions.judging import submission_judge
 from leaderboard.submissions.models import Run, State, Submission
-from leaderboard.submissions.services import submission_create, submission_judge
+from leaderboard.submissions.services import submission_create
 
 
 def submit(persona, source, mode="test"):

@@ -1,0 +1,168 @@
+"""Judging one submission on a worker: claim it, hand the runner a JobSpec, keep a heartbeat while the
+judge runs, and finish it (or give it back) with what the runner reported. Each change of state is a
+compare-and-set of leaderboard.submissions.services; this module only runs the job between them.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import pkgutil
+import secrets
+import threading
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import DatabaseError, connection
+
+from leaderboard.submissions import reconnect
+from leaderboard.submissions.models import Mode
+from leaderboard.submissions.services import (
+    submission_claim,
+    submission_finish,
+    submission_heartbeat,
+    submission_take_back,
+)
+from leaderboard.submissions.tallies import HEARTBEAT_FAILURES, tally
+from runner.spec import JobSpec, RunReport, Verdict
+from runner.vocabulary import DEVICE_KINDS
+
+logger = logging.getLogger(__name__)
+
+
+class _Heartbeat:
+    """Beats from its own thread (and database connection) while the runner works in the caller's."""
+
+    def __init__(self, *, submission_id: int, worker: str, interval_s: float) -> None:
+        self.submission_id, self.worker, self.interval_s = submission_id, worker, interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{submission_id}", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        failed = 0  # beats that could not reach the database, counted once it answers again
+        try:
+            while not self._stop.wait(self.interval_s):
+                # This thread's connection outlives any restart of the database: check it every beat.
+                reconnect.refresh()
+                try:
+                    mine = submission_heartbeat(submission_id=self.submission_id, worker=self.worker)
+                except DatabaseError as exc:  # a restart or a blip must not stop the beating
+                    reconnect.drop()
+                    failed += 1
+                    logger.warning("heartbeat of submission %s failed: %s", self.submission_id, exc)
+                    continue
+                if failed:
+                    tally(HEARTBEAT_FAILURES, failed)
+                    failed = 0
+                if not mine:
+                    if not self._stop.is_set():  # not merely finished between two beats
+                        # Another worker has it now: stop this judge rather than run beside that one.
+                        from runner import leash
+
+                        let_go = leash.cut_all()
+                        logger.warning(
+                            "submission %s was taken back from %s; its judge is stopped (%d let go)",
+                            self.submission_id,
+                            self.worker,
+                            let_go,
+                        )
+                    return
+        finally:
+            connection.close()
+
+
+@functools.cache
+def _judge_function(path: str):
+    # Resolved once per process, not per submission.
+    return pkgutil.resolve_name(path)
+
+
+def _execute(spec: JobSpec) -> RunReport:
+    return _judge_function(settings.RUNNER_EXECUTE)(spec)
+
+
+def submission_judge(*, submission_id: int, worker: str) -> str:
+    """Claim, judge and finish one submission; what a worker does with each message. Returns what became of
+    it: its final state, "queued" (given back for another attempt), or "not claimed" (nothing to do)."""
+    submission = submission_claim(submission_id=submission_id, worker=worker)
+    if submission is None:
+        return "not claimed"
+    version = submission.problem_version
+    problem_name = version.problem.name
+    mode = submission.mode
+    spec = JobSpec(
+        problem=problem_name,
+        source=submission.source.text,
+        mode=mode,
+        device=DEVICE_KINDS[submission.device_kind].runner_device,
+        sandbox=settings.RUNNER_SANDBOX,
+        # A fresh secret seed per ranked run; it goes to the judge only and is never stored.
+        secret_seed=secrets.randbits(63) if mode == Mode.LEADERBOARD else None,
+        threads=settings.RUNNER_THREADS,
+        device_kind=submission.device_kind,
+        case_budget_s=settings.RUNNER_CASE_BUDGET_S,
+    )
+    # The heartbeat goes on while the report is written, so that a database that is down when judging ends
+    # does not make the sweeper take back a run whose report is waiting to be written.
+    with _Heartbeat(submission_id=submission_id, worker=worker, interval_s=settings.HEARTBEAT_INTERVAL_S):
+        try:
+            report = _judge_version_checked(spec, expected_version=version.content_hash)
+        except SoftTimeLimitExceeded:
+            report = RunReport(
+                verdict=Verdict.TIMEOUT,
+                message=f"Judging took longer than the platform's limit of {settings.JUDGE_SOFT_TIME_LIMIT_S} "
+                "s and was stopped.",
+                problem=problem_name,
+                mode=mode,
+                device=spec.device,
+            )
+        except Exception as exc:  # the runner promises not to raise for a bad submission: this is ours
+            logger.exception("judging submission %s failed on %s", submission_id, worker)
+            return submission_take_back(
+                submission_id=submission_id,
+                worker=worker,
+                reason=f"the judge failed on {worker} ({type(exc).__name__}: {exc})",
+            )
+        if report.platform_fault:  # the run says nothing about the submission: another attempt, elsewhere
+            logger.error("the judge failed on %s for submission %s: %s", worker, submission_id, report.message)
+            return submission_take_back(
+                submission_id=submission_id,
+                worker=worker,
+                reason=f"the judge failed on {worker}: {report.message}",
+            )
+        final = submission_finish(
+            submission_id=submission_id,
+            worker=worker,
+            attempt=submission.attempts,
+            report=report,
+            started_at=submission.started_at,
+        )
+    return final or "taken back"
+
+
+def _judge_version_checked(spec: JobSpec, *, expected_version: str) -> RunReport:
+    """Run the runner, unless this machine's copy of the problem differs from the version submitted to: a
+    score measured on another version must not enter this version's rankings."""
+    from runner.problem import load_problem
+
+    here = load_problem(spec.problem).version
+    if here != expected_version:
+        return RunReport(
+            verdict=Verdict.ERROR,
+            message=f"The problem {spec.problem!r} changed after this was submitted (version "
+            f"{expected_version} then, {here} now), so it was not judged; please submit it again.",
+            problem=spec.problem,
+            mode=spec.mode,
+            device=spec.device,
+        )
+    return _execute(spec)
+
+
