@@ -9,7 +9,7 @@ import time
 import pytest
 from testbed import vectoradd_source, wait_for
 
-from leaderboard.submissions.models import Beat, State, Submission
+from leaderboard.submissions.models import FINAL_STATES, Beat, State, Submission
 from leaderboard.submissions.services import submission_create
 from leaderboard.submissions.tallies import BROKER_LOSSES, RESENDS, tallies
 
@@ -38,7 +38,7 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
 
     judged_log = tmp_path / "judged.log"
     chaos_workers.start("steady", instant=True, INSTANT_JUDGE_DELAY_S="0.2", INSTANT_JUDGE_LOG=str(judged_log))
-    finals = Submission.objects.filter(pk__in=ids, state__in=State.final())
+    finals = Submission.objects.filter(pk__in=ids, state__in=FINAL_STATES)
     wait_for(lambda: finals.count() >= 3, timeout_s=60, what="the worker to start on the queue")
     broker.restart()
     restarted = time.monotonic()

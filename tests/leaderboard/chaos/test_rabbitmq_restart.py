@@ -9,7 +9,7 @@ import time
 import pytest
 from testbed import vectoradd_source, wait_for
 
-from leaderboard.submissions.models import State, Submission
+from leaderboard.submissions.models import FINAL_STATES, State, Submission
 from leaderboard.submissions.services import submission_create
 from leaderboard.submissions.tallies import BROKER_LOSSES, tallies
 
@@ -33,7 +33,7 @@ def test_a_rabbitmq_node_rebuilt_mid_backlog_loses_nothing(
     judged_log = tmp_path / "judged.log"
     workers.start("rabbit", instant=True, INSTANT_JUDGE_DELAY_S="0.3", INSTANT_JUDGE_LOG=str(judged_log))
     sweeper()
-    finals = Submission.objects.filter(pk__in=ids, state__in=State.final())
+    finals = Submission.objects.filter(pk__in=ids, state__in=FINAL_STATES)
     wait_for(lambda: finals.count() >= 3, timeout_s=60, what="judging to start through RabbitMQ")
 
     rabbit.stop(lose_data=True)

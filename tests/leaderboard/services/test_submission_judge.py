@@ -1,4 +1,7 @@
-"""submission_judge in this process, with the real runner: what a worker does with one message."""
+"""submission_judge in this process, with the real runner: what a worker does with one message.
+
+Committed rows (a transactional database): the heartbeat beats from a thread of its own, on a connection of
+its own, which must see the running row as a worker's does, or it takes the run for taken back."""
 
 import pytest
 from testbed import WRONG_VECTORADD, vectoradd_source
@@ -7,6 +10,8 @@ from leaderboard.problems.models import ProblemVersion
 from leaderboard.submissions.judging import submission_judge
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import submission_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def submit(persona, source, mode="test"):
