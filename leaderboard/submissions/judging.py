@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from leaderboard.submissions import reconnect
-from leaderboard.submissions.models import Mode
+from leaderboard.submissions.models import Mode, Submission
 from leaderboard.submissions.services import (
     submission_claim,
     submission_finish,
@@ -64,19 +64,31 @@ class _Heartbeat:
                     failed = 0
                 if not mine:
                     if not self._stop.is_set():  # not merely finished between two beats
-                        # Another worker has it now: stop this judge rather than run beside that one.
-                        from runner import leash
-
-                        let_go = leash.cut_all()
-                        logger.warning(
-                            "submission %s was taken back from %s; its judge is stopped (%d let go)",
-                            self.submission_id,
-                            self.worker,
-                            let_go,
-                        )
+                        self._let_go()
                     return
         finally:
             connection.close()
+
+    def _let_go(self) -> None:
+        """The row is no longer this worker's: another worker has it, or an operator ended it. Stop this
+        judge rather than let it run beside the next one. (A row this thread cannot see at all was never
+        taken back by anyone; it is being written in a transaction not yet committed, as in tests.)"""
+        try:
+            visible = Submission.objects.filter(pk=self.submission_id).exists()
+        except DatabaseError:
+            visible = False
+        if not visible:
+            logger.warning("submission %s is not visible to the heartbeat; it stops beating", self.submission_id)
+            return
+        from runner import leash
+
+        let_go = leash.cut_all()
+        logger.warning(
+            "submission %s was taken back from %s; its judge is stopped (%d let go)",
+            self.submission_id,
+            self.worker,
+            let_go,
+        )
 
 
 @functools.cache

@@ -29,3 +29,40 @@ def test_it_gives_up_after_give_up_after_s(transactional_db, broker):
         "leaderboard.submissions.sweeper.submission_sweep", side_effect=OperationalError("server closed")
     ):
         assert sweeper.run() == 1
+
+
+def test_serves_loop_stops_the_platform_with_status_1_when_the_database_stays_down(
+    transactional_db, broker, settings
+):
+    import threading
+
+    from leaderboard.server.management.commands.serve import Command
+
+    settings.SWEEP_INTERVAL_S = 0.05
+    settings.SWEEP_GIVE_UP_S = 0.3
+    command = Command()
+    with mock.patch(
+        "leaderboard.submissions.sweeper.submission_sweep", side_effect=OperationalError("the connection is closed")
+    ):
+        assert command._supervise([], threading.Event()) == 1
+
+
+def test_serves_loop_sweeps_again_once_the_database_answers(transactional_db, broker, settings):
+    import threading
+
+    from leaderboard.server.management.commands.serve import Command
+
+    settings.SWEEP_INTERVAL_S = 0.05
+    stop = threading.Event()
+    calls = []
+
+    def flaky(**kwargs):
+        calls.append(kwargs)
+        if len(calls) <= 2:
+            raise OperationalError("the connection is closed")
+        stop.set()
+        return mock.Mock(requeued=0, ended=0, resent=0)
+
+    with mock.patch("leaderboard.submissions.sweeper.submission_sweep", side_effect=flaky):
+        assert Command()._supervise([], stop) == 0
+    assert len(calls) == 3 and calls[-1]["take_back"] is False  # back, after the outage: no take-back yet
