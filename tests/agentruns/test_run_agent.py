@@ -8,6 +8,8 @@ from leaderboard.agentruns.models import AgentRun
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.selectors import ranking_for_problem
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)

@@ -10,6 +10,8 @@ from agents.runs import make_run
 from agents.verifier import LocalVerifier, RunnerVerifier
 from runner.problem import list_problems
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 
 @pytest.mark.slow
 def test_one_step_on_the_runner(tmp_path):

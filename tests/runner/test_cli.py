@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "problems/vectoradd/templates/pytorch.py"
 WRONG = ROOT / "problems/vectoradd/solutions/wrong/wrong_dtype.py"

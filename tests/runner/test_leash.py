@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SLEEPING_KERNEL = textwrap.dedent(

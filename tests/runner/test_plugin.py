@@ -2,6 +2,10 @@
 
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,6 +13,8 @@ from runner import JobSpec, execute
 from runner.problem import list_problems
 from tests.runner import golden
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 CAUGHT = {"failed", "rejected", "flagged"}
 QUICK = {"case_budget_s": 0.05, "call_s": 60}
 

@@ -20,6 +20,8 @@ from runner.problem import list_problems
 from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 QUICK = {"case_budget_s": 0.05, "call_s": 30}
 
 

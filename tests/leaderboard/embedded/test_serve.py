@@ -20,6 +20,8 @@ from testbed import CORRECT_VECTORADD, ROOT, free_port, wait_for
 
 import runner.problem
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 
 class Serve:
     """`manage.py serve` in a subprocess, its output collected by a thread."""

@@ -11,7 +11,8 @@ from leaderboard.submissions.judging import submission_judge
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import submission_create
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Every test here starts a judge (tests/conftest.py), on committed rows.
+pytestmark = [pytest.mark.judge, pytest.mark.django_db(transaction=True)]
 
 
 def submit(persona, source, mode="test"):
