@@ -15,7 +15,7 @@ import torch
 
 TESTS = Path(__file__).resolve().parent
 JUDGE_FOLDERS = ("hostile/", "containers/", "leaderboard/chaos/", "leaderboard/reliability/", "leaderboard/docker/")
-JUDGE_FIXTURES = {"workers"}  # real Celery workers: they judge what they are sent
+JUDGE_FIXTURES = {"workers", "platform"}  # real Celery workers (and the browser test's whole platform)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -75,7 +75,7 @@ class TextVerifier:
 def test_prompt_carries_problem_code_and_runtime():
     ctx = Context(problem="trimul", device="cpu", start_code="def custom_kernel(data): ...", start_runtime_s=0.0123, reference_s=0.0246)
     text = build_messages(ctx, "Compute TriMul.")[1]["content"]
-    assert "trimul" in text and "def custom_kernel(data): ..." in text and "12.300 ms" in text and "2.00x" in text
+    assert "trimul" in text and "def custom_kernel(data): ..." in text and "12.3 ms" in text and "2.00x" in text
     assert extract_code("Here:\n```python\nimport torch\n```\nthanks") == "import torch\n"
     assert extract_code("no fences") == "no fences\n"
 

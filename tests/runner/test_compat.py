@@ -10,6 +10,8 @@ from runner import JobSpec, execute
 from tests.runner.golden import honest
 from tests.runner.test_solutions import describe
 
+pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
+
 QUICK = {"case_budget_s": 0.05, "call_s": 30}
 
 
@@ -35,8 +37,6 @@ def test_the_utils_helpers_of_gpu_mode_import_and_work():
 import torch
 from task import input_t, output_t
 from utils import (DeterministicContext, DisableCuDNNTF32, clear_l2_cache, make_match_reference, set_seed,
-
-pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
                    verbose_allclose)
 
 set_seed(7)

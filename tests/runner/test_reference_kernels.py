@@ -107,6 +107,7 @@ def test_the_adapted_reference_takes_a_fresh_seed_and_the_device_and_answers_ok_
     assert not ok and "values differ beyond rtol=0.0001" in message
 
 
+@pytest.mark.judge
 def test_a_cuda_only_generator_is_offered_on_gpus_only_and_says_so(tmp_path):
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA: the generator runs here (the GPU path is the plain one)")
@@ -132,6 +133,7 @@ def cli(problems: Path, *args: str) -> subprocess.CompletedProcess:
                           env=env, timeout=600)
 
 
+@pytest.mark.judge
 @pytest.mark.slow
 def test_the_cli_judges_an_imported_problem_correct_and_wrong(tmp_path):
     import_folder(ROWSUM, tmp_path)

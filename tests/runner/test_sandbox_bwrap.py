@@ -163,6 +163,7 @@ def custom_kernel(data):
 """
 
 
+@pytest.mark.judge
 @needs_root_and_bwrap
 def test_nothing_outlives_a_job_and_the_next_starts_clean(own_sandbox_space):
     one = execute(JobSpec(problem="vectoradd", source=LEAVES_A_MARK, sandbox="bwrap", call_s=30))
@@ -176,6 +177,7 @@ def test_nothing_outlives_a_job_and_the_next_starts_clean(own_sandbox_space):
 
 @pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")),
                     reason="the unshare fallback needs root and util-linux")
+@pytest.mark.judge
 def test_the_unshare_fallback_isolates_and_says_so(own_sandbox_space, monkeypatch):
     monkeypatch.setenv("RUNNER_SANDBOX_TOOL", "unshare")  # as where bubblewrap is not installed
     report = execute(JobSpec(problem="vectoradd", source=CORRECT, sandbox="bwrap", call_s=30))

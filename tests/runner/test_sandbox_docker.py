@@ -152,6 +152,7 @@ def test_the_code_hash_covers_the_dockerfile_the_lock_the_runner_and_the_problem
     assert code_hash(tmp_path) == first
 
 
+@pytest.mark.judge
 def test_inside_the_container_the_judge_starts_the_contestant_as_another_uid():
     sandbox = get_sandbox("docker")
     assert isinstance(sandbox, DockerSandbox)
@@ -171,6 +172,7 @@ def test_the_dockerfile_builds_the_cpu_image_on_a_local_base_and_the_cuda_image_
 # ---- on the engine ------------------------------------------------------------------------------------
 
 
+@pytest.mark.judge
 def test_a_real_job_in_a_container_leaves_nothing_behind():
     engine.require()
     from runner.sandbox.docker import engine as client_of
