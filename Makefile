@@ -26,5 +26,6 @@ check: setup
 test: setup docker
 	@bash scripts/services.sh
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	.venv/bin/python -m pytest -q

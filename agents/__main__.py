@@ -13,7 +13,9 @@ from agents.runs import add_run_arguments, run_from_options
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents", description="Run a TTT-Discover agent on a problem.")
+    ap = argparse.ArgumentParser(
+        prog="python -m agents", description="Run a TTT-Discover agent on a problem."
+    )
     add_run_arguments(ap)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--sandbox", default="", help="bwrap, docker or none (default: what the platform uses)")
@@ -22,8 +24,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def log(r, d):
         best = f"{r.best_runtime_s * 1e3:.3f} ms" if r.best_runtime_s else "-"
-        print(f"step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, {r.passed}/{r.candidates} "
-              f"passed, best {best} ({r.best_reward:.2f}x the reference), {r.seconds:.0f} s", flush=True)
+        print(
+            f"step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, {r.passed}/{r.candidates} "
+            f"passed, best {best} ({r.best_reward:.2f}x the reference), {r.seconds:.0f} s",
+            flush=True,
+        )
 
     best = run.run(on_step=log)
     if best is None:

@@ -14,13 +14,21 @@ import pytest
 import torch
 
 TESTS = Path(__file__).resolve().parent
-JUDGE_FOLDERS = ("hostile/", "containers/", "leaderboard/chaos/", "leaderboard/reliability/", "leaderboard/docker/")
+JUDGE_FOLDERS = (
+    "hostile/",
+    "containers/",
+    "leaderboard/chaos/",
+    "leaderboard/reliability/",
+    "leaderboard/docker/",
+)
 JUDGE_FIXTURES = {"workers", "platform"}  # real Celery workers (and the browser test's whole platform)
 
 
 def pytest_collection_modifyitems(config, items):
-    skip_gpu = None if torch.cuda.is_available() else pytest.mark.skip(
-        reason="needs an NVIDIA GPU (run scripts/gpu_check.sh on a GPU machine)"
+    skip_gpu = (
+        None
+        if torch.cuda.is_available()
+        else pytest.mark.skip(reason="needs an NVIDIA GPU (run scripts/gpu_check.sh on a GPU machine)")
     )
     for item in items:
         path = Path(str(item.fspath)).resolve()

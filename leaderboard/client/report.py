@@ -47,9 +47,7 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
             line += f"\n    {case['message']}"
         lines.append(line)
     if submission.get("score_s") is not None:
-        lines.append(
-            f"score: {format_time(submission['score_s'])} (geometric mean of the benchmark means)"
-        )
+        lines.append(f"score: {format_time(submission['score_s'])} (geometric mean of the benchmark means)")
     state = submission["state"]
     if state != "passed" and submission.get("message"):
         lines.append(_paint(f"{state.upper()}: {submission['message']}", state, colour))

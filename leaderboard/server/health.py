@@ -48,7 +48,11 @@ def _sweeper() -> dict:
     age = (timezone.now() - beat).total_seconds()
     limit = settings.SWEEP_STALE_AFTER_S
     if age > limit:
-        return {"ok": False, "last_round_age_s": round(age, 1), "error": f"the sweeper's last round was {age:.0f} s ago (over {limit:g} s)"}
+        return {
+            "ok": False,
+            "last_round_age_s": round(age, 1),
+            "error": f"the sweeper's last round was {age:.0f} s ago (over {limit:g} s)",
+        }
     return {"ok": True, "last_round_age_s": round(age, 1)}
 
 
@@ -66,7 +70,9 @@ def _workers() -> dict:
     missing = [q for q in settings.HEALTH_EXPECTED_QUEUES if not queues.get(q)]
     result = {"ok": not missing, "queues": {q: sorted(w) for q, w in queues.items()}}
     if missing:
-        result["error"] = f"no worker answers for the {', '.join(missing)} queue" + ("s" if len(missing) > 1 else "")
+        result["error"] = f"no worker answers for the {', '.join(missing)} queue" + (
+            "s" if len(missing) > 1 else ""
+        )
     return result
 
 

@@ -36,7 +36,10 @@ TALLIED = {
         "kernelboard_broker_losses",
         "Times the sweeper found that the broker had lost its messages (or was new)",
     ),
-    "publish_failures": ("kernelboard_publish_failures", "Submission ids that could not be sent to the broker"),
+    "publish_failures": (
+        "kernelboard_publish_failures",
+        "Submission ids that could not be sent to the broker",
+    ),
 }
 
 

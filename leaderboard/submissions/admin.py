@@ -22,7 +22,15 @@ class AttemptInline(admin.TabularInline):
     model = Attempt
     extra = 0
     can_delete = False
-    readonly_fields = ("number", "worker", "started_at", "ended_at", "outcome", "reason", "late_result_dropped")
+    readonly_fields = (
+        "number",
+        "worker",
+        "started_at",
+        "ended_at",
+        "outcome",
+        "reason",
+        "late_result_dropped",
+    )
     fields = readonly_fields
 
     def has_add_permission(self, request, obj=None):
@@ -60,7 +68,9 @@ class RetriedFilter(admin.SimpleListFilter):
 
 class ReasonForm(ActionForm):
     reason = forms.CharField(
-        required=False, label="Reason (for “end”; the author reads it)", widget=forms.TextInput(attrs={"size": 50})
+        required=False,
+        label="Reason (for “end”; the author reads it)",
+        widget=forms.TextInput(attrs={"size": 50}),
     )
 
 

@@ -32,7 +32,9 @@ def _took(attempt: Attempt) -> str:
 
 
 def _summary(attempt: Attempt) -> str:
-    start = f"Attempt {attempt.number} on {attempt.worker}, started {attempt.started_at:%Y-%m-%d %H:%M:%S} UTC"
+    start = (
+        f"Attempt {attempt.number} on {attempt.worker}, started {attempt.started_at:%Y-%m-%d %H:%M:%S} UTC"
+    )
     reason = f" {attempt.reason}" if attempt.reason else ""
     match attempt.outcome:
         case Outcome.RUNNING:

@@ -78,7 +78,9 @@ class _Heartbeat:
         except DatabaseError:
             visible = False
         if not visible:
-            logger.warning("submission %s is not visible to the heartbeat; it stops beating", self.submission_id)
+            logger.warning(
+                "submission %s is not visible to the heartbeat; it stops beating", self.submission_id
+            )
             return
         from runner import leash
 
@@ -144,7 +146,9 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
                 reason=f"the judge failed on {worker} ({type(exc).__name__}: {exc})",
             )
         if report.platform_fault:  # the run says nothing about the submission: another attempt, elsewhere
-            logger.error("the judge failed on %s for submission %s: %s", worker, submission_id, report.message)
+            logger.error(
+                "the judge failed on %s for submission %s: %s", worker, submission_id, report.message
+            )
             return submission_take_back(
                 submission_id=submission_id,
                 worker=worker,
@@ -176,5 +180,3 @@ def _judge_version_checked(spec: JobSpec, *, expected_version: str) -> RunReport
             device=spec.device,
         )
     return _execute(spec)
-
-

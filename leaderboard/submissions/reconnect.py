@@ -75,7 +75,9 @@ def retrying(
             if on_failure is not None:
                 on_failure(exc)
             if time.monotonic() + wait > deadline:
-                logger.error("%s: the database did not answer after %d tries; giving up: %s", what, tries, exc)
+                logger.error(
+                    "%s: the database did not answer after %d tries; giving up: %s", what, tries, exc
+                )
                 raise
             logger.warning(
                 "%s: the database did not answer (%s); trying again in %.1f s", what, str(exc).strip(), wait

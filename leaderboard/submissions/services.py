@@ -174,20 +174,29 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
     def claim() -> int:
         with transaction.atomic():
             claimed = Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(
-                state=State.RUNNING, attempts=F("attempts") + 1, worker=worker, heartbeat_at=now, started_at=now
+                state=State.RUNNING,
+                attempts=F("attempts") + 1,
+                worker=worker,
+                heartbeat_at=now,
+                started_at=now,
             )
             if claimed:
                 number = Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).get()
-                Attempt.objects.create(submission_id=submission_id, number=number, worker=worker, started_at=now)
+                Attempt.objects.create(
+                    submission_id=submission_id, number=number, worker=worker, started_at=now
+                )
             return claimed
 
     claimed = reconnect.retrying(
         claim, what=f"claiming submission {submission_id}", give_up_after_s=settings.DATABASE_RETRY_S
     )
     # A try whose answer was lost with the connection may have claimed it: then our own `now` is on the row.
-    if not claimed and not Submission.objects.filter(
-        pk=submission_id, state=State.RUNNING, worker=worker, started_at=now
-    ).exists():
+    if (
+        not claimed
+        and not Submission.objects.filter(
+            pk=submission_id, state=State.RUNNING, worker=worker, started_at=now
+        ).exists()
+    ):
         tally(DUPLICATE_DELIVERIES)
         return None
     return Submission.objects.select_related("source", "problem_version__problem").get(pk=submission_id)
@@ -263,7 +272,9 @@ def submission_finish(
         return state
 
     final = reconnect.retrying(
-        write, what=f"writing the report of submission {submission_id}", give_up_after_s=settings.DATABASE_RETRY_S
+        write,
+        what=f"writing the report of submission {submission_id}",
+        give_up_after_s=settings.DATABASE_RETRY_S,
     )
     if final is not None:
         return final
@@ -281,7 +292,9 @@ def submission_finish(
     return None
 
 
-def _take_back(submission: Submission, *, reason: str, now: datetime, outcome: str = Outcome.TAKEN_BACK) -> str:
+def _take_back(
+    submission: Submission, *, reason: str, now: datetime, outcome: str = Outcome.TAKEN_BACK
+) -> str:
     """Give a running submission another attempt, or end it as `error` once it has had them all.
     Compare-and-set on (state, worker, attempts): whoever comes second changes nothing."""
     held = Submission.objects.filter(
@@ -307,7 +320,9 @@ def _take_back(submission: Submission, *, reason: str, now: datetime, outcome: s
             result = State.QUEUED
             if changed:
                 transaction.on_commit(
-                    partial(submission_enqueue, submission_id=submission.pk, device_kind=submission.device_kind)
+                    partial(
+                        submission_enqueue, submission_id=submission.pk, device_kind=submission.device_kind
+                    )
                 )
         if not changed:
             return "unchanged"
@@ -366,7 +381,9 @@ def submission_sweep(
     after = settings.REQUEUE_AFTER_S if requeue_after_s is None else requeue_after_s
     queued = Submission.objects.filter(state=State.QUEUED)
     if not broker_lost:
-        queued = queued.filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - timedelta(seconds=after)))
+        queued = queued.filter(
+            Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=now - timedelta(seconds=after))
+        )
     held: dict[str, set[int] | None] = {}
     resent = 0
     for pk, device_kind, enqueued_at in queued.values_list("pk", "device_kind", "enqueued_at"):
@@ -399,7 +416,9 @@ def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
     (its worker's late report will be dropped), a queued one's id is sent again. A final one is left alone.
     Returns what happened: "queued", "resent" or "unchanged"."""
     now = timezone.now()
-    submission = Submission.objects.filter(pk=submission_id).only("state", "worker", "attempts", "device_kind").first()
+    submission = (
+        Submission.objects.filter(pk=submission_id).only("state", "worker", "attempts", "device_kind").first()
+    )
     if submission is None or submission.is_final:
         return "unchanged"
     if submission.state == State.QUEUED:

@@ -108,9 +108,13 @@ class Sweeper:
         return lost
 
     def gave_up(self) -> bool:
-        return self.failing_since is not None and time.monotonic() - self.failing_since >= self.give_up_after_s
+        return (
+            self.failing_since is not None and time.monotonic() - self.failing_since >= self.give_up_after_s
+        )
 
-    def run(self, stop: threading.Event | None = None, *, before_round: Callable[[], None] | None = None) -> int:
+    def run(
+        self, stop: threading.Event | None = None, *, before_round: Callable[[], None] | None = None
+    ) -> int:
         """Sweep until `stop` is set (0), or until the database has not answered for give_up_after_s (1)."""
         stop = stop or threading.Event()
         while not stop.is_set():

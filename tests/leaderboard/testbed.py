@@ -342,8 +342,19 @@ class PostgresServer:
         )
         subprocess.run(
             self._as_owner(
-                [_postgres_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.dir / "log"),
-                 "-w", "-t", "30", "start"]
+                [
+                    _postgres_bin("pg_ctl"),
+                    "-D",
+                    str(self.data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(self.dir / "log"),
+                    "-w",
+                    "-t",
+                    "30",
+                    "start",
+                ]
             ),
             check=True,
             stdout=subprocess.DEVNULL,

@@ -133,7 +133,9 @@ def test_a_frozen_worker_has_its_judge_stop_itself_and_the_run_is_the_platforms_
         wait(lambda: not alive(judge) and not alive(contestant), 15, "the judge to stop itself")
         stopped_after = time.monotonic() - frozen_at
         assert 1.5 < stopped_after < 8, stopped_after  # the leash is 2 s
-        print(f"\nFIGURE leash: judge stopped itself {stopped_after:.1f} s after its worker froze (leash 2 s)")
+        print(
+            f"\nFIGURE leash: judge stopped itself {stopped_after:.1f} s after its worker froze (leash 2 s)"
+        )
     finally:
         os.kill(worker.pid, signal.SIGCONT)
     out, _ = worker.communicate(timeout=60)

@@ -5,42 +5,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0002_ranking_indexes'),
+        ("submissions", "0002_ranking_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Beat',
+            name="Beat",
             fields=[
-                ('name', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('at', models.DateTimeField()),
+                ("name", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                ("at", models.DateTimeField()),
             ],
         ),
         migrations.CreateModel(
-            name='Tally',
+            name="Tally",
             fields=[
-                ('name', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('value', models.BigIntegerField(default=0)),
+                ("name", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                ("value", models.BigIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='Attempt',
+            name="Attempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('worker', models.CharField(max_length=200)),
-                ('started_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('outcome', models.CharField(choices=[('running', 'still running'), ('finished', 'finished'), ('taken_back', 'taken back'), ('given_back', 'given back'), ('ended', 'ended by an operator')], default='running', max_length=16)),
-                ('reason', models.TextField(blank=True)),
-                ('late_result_dropped', models.BooleanField(default=False)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_history', to='submissions.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField()),
+                ("worker", models.CharField(max_length=200)),
+                ("started_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("running", "still running"),
+                            ("finished", "finished"),
+                            ("taken_back", "taken back"),
+                            ("given_back", "given back"),
+                            ("ended", "ended by an operator"),
+                        ],
+                        default="running",
+                        max_length=16,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("late_result_dropped", models.BooleanField(default=False)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempt_history",
+                        to="submissions.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('submission', 'number'), name='one_attempt_per_number')],
+                "ordering": ["submission", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("submission", "number"), name="one_attempt_per_number")
+                ],
             },
         ),
     ]

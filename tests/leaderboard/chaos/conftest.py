@@ -34,7 +34,9 @@ def _point_default_at(values: dict) -> dict:
 @pytest.fixture(scope="session")
 def private_postgres(django_db_blocker):
     if not testbed.PostgresServer.available():
-        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed: the chaos tests run a cluster of their own")
+        pytest.skip(
+            "PostgreSQL's initdb and pg_ctl are not installed: the chaos tests run a cluster of their own"
+        )
     from django.core.management import call_command
     from django.db import connections
 
@@ -69,7 +71,13 @@ def chaos_db(private_postgres, django_db_blocker, request):
     private_postgres.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
     with django_db_blocker.unblock():
         saved = _point_default_at(
-            {"HOST": "127.0.0.1", "PORT": private_postgres.port, "NAME": name, "USER": "postgres", "PASSWORD": ""}
+            {
+                "HOST": "127.0.0.1",
+                "PORT": private_postgres.port,
+                "NAME": name,
+                "USER": "postgres",
+                "PASSWORD": "",
+            }
         )
         try:
             yield private_postgres

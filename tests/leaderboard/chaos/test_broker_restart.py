@@ -27,7 +27,12 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
     sources = [vectoradd_source(f"restart {i}") for i in range(30)]
     ids = [
         submission_create(
-            user=chaos_alice.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch", source=s
+            user=chaos_alice.user,
+            problem="vectoradd",
+            device_kind="cpu",
+            mode="test",
+            language="pytorch",
+            source=s,
         ).pk
         for s in sources
     ]
@@ -37,14 +42,18 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
     assert tallies().get(RESENDS, 0) == before.get(RESENDS, 0), "a healthy backlog was resent"
 
     judged_log = tmp_path / "judged.log"
-    chaos_workers.start("steady", instant=True, INSTANT_JUDGE_DELAY_S="0.2", INSTANT_JUDGE_LOG=str(judged_log))
+    chaos_workers.start(
+        "steady", instant=True, INSTANT_JUDGE_DELAY_S="0.2", INSTANT_JUDGE_LOG=str(judged_log)
+    )
     finals = Submission.objects.filter(pk__in=ids, state__in=FINAL_STATES)
     wait_for(lambda: finals.count() >= 3, timeout_s=60, what="the worker to start on the queue")
     broker.restart()
     restarted = time.monotonic()
     done_before = finals.count()
     assert broker.client().llen("cpu") == 0
-    wait_for(lambda: finals.count() > done_before + 1, timeout_s=30, what="judging to resume after the restart")
+    wait_for(
+        lambda: finals.count() > done_before + 1, timeout_s=30, what="judging to resume after the restart"
+    )
     resumed_s = time.monotonic() - restarted
     wait_for(lambda: finals.count() == 30, timeout_s=90, what="all 30 to be judged", every_s=0.5)
     all_s = time.monotonic() - restarted
@@ -55,4 +64,6 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
     settings.HEALTH_EXPECTED_QUEUES = ["cpu"]
     health = client.get("/healthz/platform").json()
     assert health["ok"] and health["workers"]["queues"]["cpu"] == ["steady@test"], health
-    print(f"\nFIGURE redis restart: judging resumed {resumed_s:.1f} s after it, the backlog done in {all_s:.1f} s")
+    print(
+        f"\nFIGURE redis restart: judging resumed {resumed_s:.1f} s after it, the backlog done in {all_s:.1f} s"
+    )

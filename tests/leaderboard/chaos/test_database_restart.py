@@ -53,7 +53,9 @@ def test_the_sweeper_reconnects_after_a_restart_and_exits_1_when_the_database_st
     chaos_db.restart(down_s=1.5)  # every connection is closed by the server
     up = time.monotonic()
     reconnect.drop()
-    ghost = submission_claim(submission_id=submit(chaos_alice, "ghost").pk, worker="ghost@test")  # never beats
+    ghost = submission_claim(
+        submission_id=submit(chaos_alice, "ghost").pk, worker="ghost@test"
+    )  # never beats
     taken_back = wait_for(
         read(lambda: Submission.objects.filter(pk=ghost.pk, state=State.QUEUED).exists()),
         timeout_s=30,
@@ -65,7 +67,10 @@ def test_the_sweeper_reconnects_after_a_restart_and_exits_1_when_the_database_st
     assert "the database answers again" in out, out
     assert sweeper.proc.poll() is None
     attempt = Attempt.objects.get(submission_id=ghost.pk)
-    assert attempt.outcome == Outcome.TAKEN_BACK and attempt.reason == "Its worker ghost@test stopped responding."
+    assert (
+        attempt.outcome == Outcome.TAKEN_BACK
+        and attempt.reason == "Its worker ghost@test stopped responding."
+    )
 
     chaos_db.stop()
     down = time.monotonic()
@@ -73,7 +78,9 @@ def test_the_sweeper_reconnects_after_a_restart_and_exits_1_when_the_database_st
     gave_up_s = time.monotonic() - down
     assert code == 1
     assert "has not answered for 4 s; stopping" in sweeper.output()
-    print(f"\nFIGURE sweeper: first take-back {recovered_s:.1f} s after the restart; exit 1 after {gave_up_s:.1f} s down")
+    print(
+        f"\nFIGURE sweeper: first take-back {recovered_s:.1f} s after the restart; exit 1 after {gave_up_s:.1f} s down"
+    )
 
 
 def test_a_judging_through_a_database_restart_keeps_its_worker_and_its_report(

@@ -44,10 +44,18 @@ def test_a_frozen_workers_late_result_is_dropped_and_the_history_says_what_happe
         os.killpg(frozen.proc.pid, signal.SIGCONT)
     assert final.state == State.PASSED and final.attempts == 2 and final.worker == spare.hostname
 
-    wait_for(lambda: "'taken back'" in frozen.output(), timeout_s=30, what="the frozen worker to wake and finish")
-    assert Run.objects.filter(submission=submission).get().worker == spare.hostname  # its run, not the late one
+    wait_for(
+        lambda: "'taken back'" in frozen.output(), timeout_s=30, what="the frozen worker to wake and finish"
+    )
+    assert (
+        Run.objects.filter(submission=submission).get().worker == spare.hostname
+    )  # its run, not the late one
     first, second = Attempt.objects.filter(submission=submission)
-    assert (first.worker, first.outcome, first.late_result_dropped) == (frozen.hostname, Outcome.TAKEN_BACK, True)
+    assert (first.worker, first.outcome, first.late_result_dropped) == (
+        frozen.hostname,
+        Outcome.TAKEN_BACK,
+        True,
+    )
     assert first.reason == "Its worker frozen@test stopped responding."
     assert (second.worker, second.outcome) == (spare.hostname, Outcome.FINISHED)
     assert tallies()[LATE_RESULTS_DROPPED] == 1

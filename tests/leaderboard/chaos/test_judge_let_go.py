@@ -51,10 +51,16 @@ def judges_under(pid: int) -> list[int]:
 def test_a_worker_that_loses_its_submission_stops_its_judge_at_once(chaos_workers, chaos_alice):
     worker = chaos_workers.start("judging", RUNNER_SANDBOX="none", RUNNER_LEASH_S="20")
     submission = submission_create(
-        user=chaos_alice.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch",
+        user=chaos_alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
         source=SLEEPING_KERNEL,
     )
-    wait_for(lambda: Submission.objects.get(pk=submission.pk).state == State.RUNNING, timeout_s=60, what="a claim")
+    wait_for(
+        lambda: Submission.objects.get(pk=submission.pk).state == State.RUNNING, timeout_s=60, what="a claim"
+    )
     judge = wait_for(lambda: judges_under(worker.proc.pid), timeout_s=60, what="the judge to start")[0]
     wait_for(lambda: descendants(judge), timeout_s=60, what="the contestant to start")
 
@@ -65,5 +71,7 @@ def test_a_worker_that_loses_its_submission_stops_its_judge_at_once(chaos_worker
     assert gone_s < 5  # the heartbeat (0.5 s) let it go; the 20 s leash did not have to
     first = Attempt.objects.get(submission=submission, number=1)
     assert first.outcome == Outcome.ENDED
-    wait_for(lambda: "its judge is stopped (1 let go)" in worker.output(), timeout_s=10, what="the worker's log")
+    wait_for(
+        lambda: "its judge is stopped (1 let go)" in worker.output(), timeout_s=10, what="the worker's log"
+    )
     print(f"\nFIGURE judge let go: the old judge gone {gone_s:.1f} s after its submission was taken back")

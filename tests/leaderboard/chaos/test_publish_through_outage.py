@@ -16,7 +16,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.chaos]
 
 def submit(persona, note):
     return submission_create(
-        user=persona.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch",
+        user=persona.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
         source=vectoradd_source(note),
     )
 

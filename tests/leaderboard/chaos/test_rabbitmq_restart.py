@@ -26,7 +26,12 @@ def test_a_rabbitmq_node_rebuilt_mid_backlog_loses_nothing(
     # marker and sends every queued id to it: the path a broker migration takes.
     ids = [
         submission_create(
-            user=chaos_alice.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch", source=s
+            user=chaos_alice.user,
+            problem="vectoradd",
+            device_kind="cpu",
+            mode="test",
+            language="pytorch",
+            source=s,
         ).pk
         for s in sources
     ]
@@ -41,7 +46,9 @@ def test_a_rabbitmq_node_rebuilt_mid_backlog_loses_nothing(
     restarted = time.monotonic()
     done_before = finals.count()
     assert done_before < 20, "the backlog ended before the restart: nothing was tested"
-    wait_for(lambda: finals.count() > done_before + 1, timeout_s=30, what="judging to resume after the restart")
+    wait_for(
+        lambda: finals.count() > done_before + 1, timeout_s=30, what="judging to resume after the restart"
+    )
     resumed_s = time.monotonic() - restarted
     wait_for(lambda: finals.count() == 20, timeout_s=90, what="all 20 to be judged", every_s=0.5)
     all_s = time.monotonic() - restarted
@@ -49,4 +56,6 @@ def test_a_rabbitmq_node_rebuilt_mid_backlog_loses_nothing(
     judged = collections.Counter(judged_log.read_text().split())
     assert judged == collections.Counter(hashlib.sha256(s.encode()).hexdigest() for s in sources)
     assert tallies()[BROKER_LOSSES] >= 2
-    print(f"\nFIGURE rabbitmq rebuilt: judging resumed {resumed_s:.1f} s after it, the backlog done in {all_s:.1f} s")
+    print(
+        f"\nFIGURE rabbitmq rebuilt: judging resumed {resumed_s:.1f} s after it, the backlog done in {all_s:.1f} s"
+    )

@@ -17,7 +17,11 @@ def operator(db, django_user_model):
 
 def submit(persona, note):
     return submission_create(
-        user=persona.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch",
+        user=persona.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
         source=vectoradd_source(note),
     )
 

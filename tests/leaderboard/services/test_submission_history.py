@@ -42,13 +42,27 @@ def taken_back_once_then_passed(persona):
     Submission.objects.filter(pk=submission.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     assert submission_sweep(heartbeat_timeout_s=60).requeued == 1
     second = submission_claim(submission_id=submission.pk, worker="cpu@second")
-    assert submission_finish(
-        submission_id=submission.pk, worker="cpu@second", attempt=2, report=passed(), started_at=second.started_at
-    ) == State.PASSED
+    assert (
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@second",
+            attempt=2,
+            report=passed(),
+            started_at=second.started_at,
+        )
+        == State.PASSED
+    )
     # The first worker wakes up and reports: too late.
-    assert submission_finish(
-        submission_id=submission.pk, worker="cpu@first", attempt=1, report=passed(), started_at=first.started_at
-    ) is None
+    assert (
+        submission_finish(
+            submission_id=submission.pk,
+            worker="cpu@first",
+            attempt=1,
+            report=passed(),
+            started_at=first.started_at,
+        )
+        is None
+    )
     return submission
 
 
@@ -114,7 +128,11 @@ def test_a_backlog_the_broker_holds_is_not_resent_but_a_lost_one_is(
 
 def test_a_broker_that_lost_everything_gets_every_queued_id_at_once(problems, alice, broker):
     submission = submission_create(
-        user=alice.user, problem="vectoradd", device_kind="cpu", mode="test", language="pytorch",
+        user=alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
         source=vectoradd_source("lost"),
     )  # its send waits for a commit that this test never makes: the broker never saw it
     assert submission_sweep(requeue_after_s=600).resent == 0  # sent a moment ago, as far as the row knows

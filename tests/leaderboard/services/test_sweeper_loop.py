@@ -42,7 +42,8 @@ def test_serves_loop_stops_the_platform_with_status_1_when_the_database_stays_do
     settings.SWEEP_GIVE_UP_S = 0.3
     command = Command()
     with mock.patch(
-        "leaderboard.submissions.sweeper.submission_sweep", side_effect=OperationalError("the connection is closed")
+        "leaderboard.submissions.sweeper.submission_sweep",
+        side_effect=OperationalError("the connection is closed"),
     ):
         assert command._supervise([], threading.Event()) == 1
 

@@ -25,7 +25,9 @@ class Command(BaseCommand):
             result = sweeper.round()
             if result is None:
                 sys.exit(1)
-            self._say(f"sweep: {result.requeued} re-queued, {result.ended} ended as error, {result.resent} resent")
+            self._say(
+                f"sweep: {result.requeued} re-queued, {result.ended} ended as error, {result.resent} resent"
+            )
             return
         sys.exit(sweeper.run())
 
