@@ -107,7 +107,12 @@ class Platform:
 
     def manage(self, *args: str) -> str:
         done = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
@@ -137,7 +142,9 @@ def platform(tmp_path):
     platform = Platform(tmp_path / "var", free_port())
     try:
         wait_for(
-            lambda: "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None,
+            lambda: (
+                "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None
+            ),
             timeout_s=120,
             what="manage.py serve to start",
         )
@@ -277,3 +284,90 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(h100).to_contain_text("robo")
     expect(h100.locator(".badge.agent")).to_be_visible()
     _shot(page, "12-rankings-after-review")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _fits(page) -> None:
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{page.url} is {width} px wide on a {inner} px screen"
+
+
+def _background(page) -> str:
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
+    """Every page fits a 390 px phone (tables scroll inside their box), dark mode follows the browser and
+    the toggle (remembered), an error page keeps the site's navigation, and no page breaks its own
+    Content-Security-Policy (the browser reports each violation on the console)."""
+    page, base = browser_page, platform.url
+    from playwright.sync_api import expect
+
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.goto(base + "/signup/")
+    page.fill("#id_username", "carol")
+    page.fill("#id_password1", "vector-adds-are-fast-1")
+    page.fill("#id_password2", "vector-adds-are-fast-1")
+    page.click("form button[type=submit]")
+    expect(page.locator("header.site")).to_contain_text("carol")
+    flagged_id = platform.manage("shell", "-c", FLAGGED_RUN).strip().splitlines()[-1]  # a run with cases
+
+    # A 390 px phone: no page is wider than the screen.
+    page.set_viewport_size(PHONE)
+    for name, path in [
+        ("home", "/"),
+        ("problem", "/problems/vectoradd/"),
+        ("submit", "/submit/?problem=vectoradd&template=pytorch.py"),
+        ("user", "/users/carol/"),
+        ("submission", f"/submissions/{flagged_id}/"),
+        ("agent-user", "/users/robo/"),
+        ("agents", "/agents/"),
+    ]:
+        page.goto(base + path)
+        _fits(page)
+        _shot(page, f"20-phone-{name}")
+
+    # An error page: the site's layout and navigation, the status kept.
+    response = page.goto(base + "/no-such-page/")
+    assert response.status == 404
+    expect(page.locator("#error")).to_contain_text("There is no page at /no-such-page/")
+    expect(page.locator("header.site nav")).to_contain_text("Problems")
+    _fits(page)
+    _shot(page, "21-phone-error-404")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # Dark mode follows the browser's preference ...
+    light, dark = "rgb(248, 250, 252)", "rgb(11, 17, 32)"
+    page.emulate_media(color_scheme="dark")
+    page.goto(base + "/problems/vectoradd/")
+    assert _background(page) == dark
+    _shot(page, "22-dark-problem")
+    page.goto(f"{base}/submissions/{flagged_id}/")
+    assert _background(page) == dark
+    _shot(page, "23-dark-submission")
+    # ... until the toggle chooses, and the choice is remembered over the preference.
+    page.click("#theme-toggle")
+    assert _background(page) == light
+    assert page.evaluate("localStorage.getItem('kernelboard-theme')") == "light"
+    page.reload()
+    assert _background(page) == light
+    page.click("#theme-toggle")
+    page.emulate_media(color_scheme="light")
+    page.goto(base + "/submit/?problem=vectoradd&template=pytorch.py")
+    assert _background(page) == dark
+    _shot(page, "24-dark-submit")
+    page.evaluate("localStorage.removeItem('kernelboard-theme')")
+    page.reload()
+    assert _background(page) == light
+
+    # The API docs still work under the policy.
+    page.goto(base + "/api/docs")
+    expect(page.locator("#swagger-ui")).to_contain_text("submissions", timeout=20_000)
+    _shot(page, "25-api-docs")
+    assert not violations, violations
