@@ -31,3 +31,12 @@ def validate_username(value: str) -> None:
     else:
         problem = f"The username {value!r} is not allowed"
     raise ValidationError(f"{problem}. A username has {USERNAME_RULES}.", code="invalid_username")
+
+
+def apply_username_rules(field) -> None:
+    """Makes a form's username field use these rules instead of the model's looser ones (which allow @
+    and +): the sign-up form and the admin's user forms."""
+    field.validators = [validate_username]
+    field.max_length = USERNAME_MAX_LENGTH
+    field.widget.attrs["maxlength"] = str(USERNAME_MAX_LENGTH)
+    field.help_text = f"Shown in the rankings and in the user's page address: {USERNAME_RULES}."

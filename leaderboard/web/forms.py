@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
-from leaderboard.accounts.validators import USERNAME_MAX_LENGTH, USERNAME_RULES, validate_username
+from leaderboard.accounts.validators import apply_username_rules
 from leaderboard.problems.selectors import problem_list
 from leaderboard.submissions.models import DeviceKind, Language, Mode
 
@@ -60,13 +60,8 @@ class SignUpForm(UserCreationForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        field = self.fields["username"]
-        # The site's rules replace the model's looser ones (which allow @ and +): one validator for every
-        # path that makes a user (accounts/validators.py).
-        field.validators = [validate_username]
-        field.max_length = USERNAME_MAX_LENGTH
-        field.widget.attrs["maxlength"] = str(USERNAME_MAX_LENGTH)
-        field.help_text = f"Shown in the rankings and in your page's address: {USERNAME_RULES}."
+        # One validator for every path that makes a user (accounts/validators.py).
+        apply_username_rules(self.fields["username"])
 
 
 class TokenForm(forms.Form):

@@ -186,6 +186,28 @@ def test_one_validator_serves_every_path():
     assert services.validate_username is validate_username
 
 
+def test_the_admins_user_forms_apply_the_same_rules(as_user, staff):
+    from leaderboard.accounts.validators import validate_username
+
+    admin = as_user(staff)
+    page = admin.get("/admin/accounts/user/add/")
+    assert page.status_code == 200
+    assert page.context["adminform"].form.fields["username"].validators == [validate_username]
+    response = admin.post(
+        "/admin/accounts/user/add/",
+        {
+            "username": "x@y",
+            "password1": "kernels-42-fun",
+            "password2": "kernels-42-fun",
+            "usable_password": "true",
+        },
+    )
+    assert response.status_code == 200 and "letters, digits" in response.content.decode()
+    assert not get_user_model().objects.filter(username="x@y").exists()  # Django's own rules allow @
+    change = admin.get(f"/admin/accounts/user/{staff.pk}/change/")
+    assert change.context["adminform"].form.fields["username"].validators == [validate_username]
+
+
 def test_an_existing_user_with_an_old_name_still_gets_a_token(db):
     from leaderboard.accounts.services import user_get_or_create
 
