@@ -290,6 +290,31 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
 
 PHONE = {"width": 390, "height": 844}
 
+# An agent run of three steps stored through the services (as tests/agentruns/test_pages.py does), for its page.
+AGENT_RUN = """
+import tempfile
+from agents.archive import Archive, Child
+from agents.loop import StepRecord
+from leaderboard.agentruns.services import agent_run_create, agent_run_record_step
+
+run = agent_run_create(problem="vectoradd", device_kind="cpu", policy="offline", variant="ttt-discover",
+                       steps=3, groups=1, rollouts=2, seed=0, out_dir=tempfile.mkdtemp())
+archive = Archive()
+archive.add_seed("def custom_kernel(data):\\n    return 'seed'\\n", 1.0, 0.002, {"template": "reference design"})
+for step in range(3):
+    parent = archive.best()
+    code = f"def custom_kernel(data):\\n    return {step}  # a much longer line than a phone's width, to scroll\\n"
+    archive.update(parent.id, [Child(code=code, reward=1.5 + step, runtime_s=0.002 / (1.5 + step), passed=True,
+                                     meta={"design": {"rows": 64 * step, "block_size_with_a_long_name": 1024}})],
+                   step=step)
+    best = archive.best()
+    record = StepRecord(step=step, starts=[parent.id], rewards=[[1.5 + step, 0.0]], mean_reward=(1.5 + step) / 2,
+                        max_reward=1.5 + step, passed=1, candidates=2, best_reward=best.reward,
+                        best_runtime_s=best.runtime_s, best_state=best.id)
+    agent_run_record_step(run=run, record=record, archive=archive, reference_s=0.002)
+print(run.pk)
+"""
+
 
 def _fits(page) -> None:
     width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
@@ -314,6 +339,7 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
     page.click("form button[type=submit]")
     expect(page.locator("header.site")).to_contain_text("carol")
     flagged_id = platform.manage("shell", "-c", FLAGGED_RUN).strip().splitlines()[-1]  # a run with cases
+    agent_run_id = platform.manage("shell", "-c", AGENT_RUN).strip().splitlines()[-1]
 
     # A 390 px phone: no page is wider than the screen.
     page.set_viewport_size(PHONE)
@@ -325,6 +351,7 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
         ("submission", f"/submissions/{flagged_id}/"),
         ("agent-user", "/users/robo/"),
         ("agents", "/agents/"),
+        ("agent-run", f"/agents/runs/{agent_run_id}/"),
     ]:
         page.goto(base + path)
         _fits(page)
