@@ -28,8 +28,13 @@ from runner.problem import RANKINGS
 # The files of a GPU MODE run that this platform supplies itself: the submission, the harness (its eval.py)
 # and the helpers (its utils.py; runner/submission_utils.py is this platform's own, written here).
 SUPPLIED = {"submission.py", "eval.py", "utils.py"}
-TEMPLATE_NAMES = {"Python": "pytorch.py", "Triton": "triton.py", "CUDA": "cuda.py", "HIP": "hip.py",
-                  "CuteDSL": "cutedsl.py"}
+TEMPLATE_NAMES = {
+    "Python": "pytorch.py",
+    "Triton": "triton.py",
+    "CUDA": "cuda.py",
+    "HIP": "hip.py",
+    "CuteDSL": "cutedsl.py",
+}
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 
@@ -55,8 +60,10 @@ def read_task(path: Path) -> TaskFolder:
     path = Path(path).resolve()
     spec_file = path / "task.yml"
     if not spec_file.is_file():
-        raise ImportRefused(f"{path} has no task.yml; a reference-kernels problem folder holds task.yml, "
-                            "reference.py and task.py")
+        raise ImportRefused(
+            f"{path} has no task.yml; a reference-kernels problem folder holds task.yml, "
+            "reference.py and task.py"
+        )
     try:
         raw = yaml.safe_load(spec_file.read_text())
     except yaml.YAMLError as exc:
@@ -68,12 +75,16 @@ def read_task(path: Path) -> TaskFolder:
             raise ImportRefused(f"{path} has no {needed}")
     lang = raw.get("lang", "py")
     if lang != "py":
-        raise ImportRefused(f"task.yml says lang: {lang!r}; only Python problems (lang: \"py\") can be imported: "
-                            "this platform takes every submission as a Python file (CUDA goes through "
-                            "torch.utils.cpp_extension.load_inline)")
+        raise ImportRefused(
+            f'task.yml says lang: {lang!r}; only Python problems (lang: "py") can be imported: '
+            "this platform takes every submission as a Python file (CUDA goes through "
+            "torch.utils.cpp_extension.load_inline)"
+        )
     if raw.get("multi_gpu"):
-        raise ImportRefused("task.yml says multi_gpu: true; this platform judges on one device per job, so "
-                            "multi-GPU problems cannot be imported")
+        raise ImportRefused(
+            "task.yml says multi_gpu: true; this platform judges on one device per job, so "
+            "multi-GPU problems cannot be imported"
+        )
     tests = _cases(raw, "tests")
     benchmarks = _cases(raw, "benchmarks")
     ranking_by = str(raw.get("ranking_by", "last"))  # GPU MODE's default criterion
@@ -96,7 +107,9 @@ def read_task(path: Path) -> TaskFolder:
             notes.append(f"templates: {language}'s {source} is not there; left out")
         else:
             templates[language] = file
-    return TaskFolder(path, str(raw.get("description") or ""), tests, benchmarks, ranking_by, templates, notes)
+    return TaskFolder(
+        path, str(raw.get("description") or ""), tests, benchmarks, ranking_by, templates, notes
+    )
 
 
 def _cases(raw: dict, key: str) -> list[dict[str, Any]]:
@@ -108,7 +121,9 @@ def _cases(raw: dict, key: str) -> list[dict[str, Any]]:
         if not isinstance(row, dict) or not isinstance(row.get("seed"), int):
             raise ImportRefused(f"task.yml's {key}[{i}] must be a mapping with an integer seed; got {row!r}")
         if not all(isinstance(v, (int, float, str, bool)) for v in row.values()):
-            raise ImportRefused(f"task.yml's {key}[{i}] may hold only numbers, strings and booleans; got {row!r}")
+            raise ImportRefused(
+                f"task.yml's {key}[{i}] may hold only numbers, strings and booleans; got {row!r}"
+            )
         out.append(dict(row))
     return out
 
@@ -131,23 +146,31 @@ def import_folder(source: Path, into: Path, name: str | None = None, *, replace:
     task = read_task(source)
     into = Path(into).resolve()
     if not into.is_dir():
-        raise ImportRefused(f"{into} is not a folder; problems are written into an existing folder of problems")
+        raise ImportRefused(
+            f"{into} is not a folder; problems are written into an existing folder of problems"
+        )
     name = name or re.sub(r"[^a-z0-9_]", "_", task.path.name.lower())
     if not NAME.match(name):
-        raise ImportRefused(f"{name!r} cannot name a problem: use lower-case letters, digits and _ (48 at most), "
-                            "starting with a letter; --name picks one")
+        raise ImportRefused(
+            f"{name!r} cannot name a problem: use lower-case letters, digits and _ (48 at most), "
+            "starting with a letter; --name picks one"
+        )
     target = into / name
     if target.exists() and not replace:
-        raise ImportRefused(f"{target} exists already; --replace writes over it (a changed problem is a new "
-                            "version: its old scores stay with the old version)")
+        raise ImportRefused(
+            f"{target} exists already; --replace writes over it (a changed problem is a new "
+            "version: its old scores stay with the old version)"
+        )
     with tempfile.TemporaryDirectory(prefix=".kb-import-", dir=into) as tmp:
         staging = Path(tmp) / name
         staging.mkdir()
         for f in ("reference.py", "task.py"):
             shutil.copyfile(task.path / f, staging / f)
         if (task.path / "utils.py").is_file():
-            task.notes.append("utils.py: this platform's own utils module (GPU MODE's helpers, written here) is "
-                              "used instead")
+            task.notes.append(
+                "utils.py: this platform's own utils module (GPU MODE's helpers, written here) is "
+                "used instead"
+            )
         (staging / "statement.md").write_text(task.description)
         if task.templates:
             (staging / "templates").mkdir()
@@ -158,7 +181,9 @@ def import_folder(source: Path, into: Path, name: str | None = None, *, replace:
         cpu, why = _try_on_cpu(staging, name, task.tests[0])
         if not cpu:
             (staging / "problem.py").write_text(_problem_py(task, name, title[:80], cpu=False))
-            task.notes.append(f"the inputs cannot be made on a CPU ({why}): the problem is offered on GPUs only")
+            task.notes.append(
+                f"the inputs cannot be made on a CPU ({why}): the problem is offered on GPUs only"
+            )
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -193,7 +218,9 @@ def _try_on_cpu(folder: Path, name: str, case: dict[str, Any]) -> tuple[bool, st
     try:
         ok, message = reference.check_implementation(data, reference.ref_kernel(data))
     except Exception as exc:
-        raise ImportRefused(f"the reference failed on the first test case {case}: {type(exc).__name__}: {exc}") from None
+        raise ImportRefused(
+            f"the reference failed on the first test case {case}: {type(exc).__name__}: {exc}"
+        ) from None
     if not ok:
         raise ImportRefused(f"check_implementation rejects the reference's own output on {case}: {message}")
     return True, ""

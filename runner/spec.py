@@ -38,7 +38,6 @@ class JobSpec:
     allow_unisolated: bool = False
 
 
-
 @dataclass
 class Stats:
     """Timing of one case, in seconds per call, from the judge's clock."""

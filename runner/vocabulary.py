@@ -17,8 +17,11 @@ class Mode(StrEnum):
 
     @property
     def label(self) -> str:
-        return {"test": "Test (correctness)", "benchmark": "Benchmark (timed)",
-                "leaderboard": "Leaderboard (ranked)"}[self.value]
+        return {
+            "test": "Test (correctness)",
+            "benchmark": "Benchmark (timed)",
+            "leaderboard": "Leaderboard (ranked)",
+        }[self.value]
 
 
 class CaseKind(StrEnum):
@@ -82,16 +85,59 @@ class DeviceKind:
 DEVICE_KINDS: dict[str, DeviceKind] = {
     d.key: d
     for d in (
-        DeviceKind("cpu", "CPU", "cpu", "CPU", 8 * 33.9e9, 8 * 100e9, "measured by python -m runner.bench floor, x8 margin"),
-        DeviceKind("h100", "NVIDIA H100", "cuda", "NVIDIA H100 SXM5", 3.35e12, 989e12,
-                   "NVIDIA H100 datasheet: 3.35 TB/s HBM3, 989 TFLOPS fp16 dense"),
-        DeviceKind("h200", "NVIDIA H200", "cuda", "NVIDIA H200 SXM", 4.8e12, 989e12,
-                   "NVIDIA H200 datasheet: 4.8 TB/s HBM3e, 989 TFLOPS fp16 dense"),
-        DeviceKind("a100", "NVIDIA A100", "cuda", "NVIDIA A100 80GB SXM", 2.039e12, 312e12,
-                   "NVIDIA A100 datasheet: 2,039 GB/s, 312 TFLOPS fp16 dense"),
-        DeviceKind("b200", "NVIDIA B200", "cuda", "NVIDIA B200", 8.0e12, 2.25e15,
-                   "NVIDIA B200 datasheet: 8 TB/s HBM3e, 2.25 PFLOPS fp16 dense"),
-        DeviceKind("mi300x", "AMD MI300X", "cuda", "AMD Instinct MI300X", 5.3e12, 1.307e15,
-                   "AMD MI300X datasheet: 5.3 TB/s, 1,307 TFLOPS fp16 dense"),
+        DeviceKind(
+            "cpu",
+            "CPU",
+            "cpu",
+            "CPU",
+            8 * 33.9e9,
+            8 * 100e9,
+            "measured by python -m runner.bench floor, x8 margin",
+        ),
+        DeviceKind(
+            "h100",
+            "NVIDIA H100",
+            "cuda",
+            "NVIDIA H100 SXM5",
+            3.35e12,
+            989e12,
+            "NVIDIA H100 datasheet: 3.35 TB/s HBM3, 989 TFLOPS fp16 dense",
+        ),
+        DeviceKind(
+            "h200",
+            "NVIDIA H200",
+            "cuda",
+            "NVIDIA H200 SXM",
+            4.8e12,
+            989e12,
+            "NVIDIA H200 datasheet: 4.8 TB/s HBM3e, 989 TFLOPS fp16 dense",
+        ),
+        DeviceKind(
+            "a100",
+            "NVIDIA A100",
+            "cuda",
+            "NVIDIA A100 80GB SXM",
+            2.039e12,
+            312e12,
+            "NVIDIA A100 datasheet: 2,039 GB/s, 312 TFLOPS fp16 dense",
+        ),
+        DeviceKind(
+            "b200",
+            "NVIDIA B200",
+            "cuda",
+            "NVIDIA B200",
+            8.0e12,
+            2.25e15,
+            "NVIDIA B200 datasheet: 8 TB/s HBM3e, 2.25 PFLOPS fp16 dense",
+        ),
+        DeviceKind(
+            "mi300x",
+            "AMD MI300X",
+            "cuda",
+            "AMD Instinct MI300X",
+            5.3e12,
+            1.307e15,
+            "AMD MI300X datasheet: 5.3 TB/s, 1,307 TFLOPS fp16 dense",
+        ),
     )
 }

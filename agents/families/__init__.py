@@ -59,8 +59,10 @@ def design_space(problem: str, device: str) -> DesignSpace:
 
     Found by convention: the module agents/families/<problem>.py, with a function `space(device)`."""
     if problem not in known_spaces():
-        raise KeyError(f"no design space for problem {problem!r}; the offline policy knows "
-                       f"{', '.join(known_spaces())} (agents/families/<problem>.py adds one)")
+        raise KeyError(
+            f"no design space for problem {problem!r}; the offline policy knows "
+            f"{', '.join(known_spaces())} (agents/families/<problem>.py adds one)"
+        )
     return importlib.import_module(f"agents.families.{problem}").space(device)
 
 

@@ -17,7 +17,9 @@ from runner.vocabulary import DEVICE_KINDS, Verdict
 DeviceKind = models.TextChoices("DeviceKind", [(k.upper(), (k, d.label)) for k, d in DEVICE_KINDS.items()])
 Mode = models.TextChoices("Mode", [(m.name, (m.value, m.label)) for m in vocabulary.Mode])
 # A submission's state: queued, running, then its run's verdict.
-State = models.TextChoices("State", [("QUEUED", "queued"), ("RUNNING", "running")] + [(v.name, v.value) for v in Verdict])
+State = models.TextChoices(
+    "State", [("QUEUED", "queued"), ("RUNNING", "running")] + [(v.name, v.value) for v in Verdict]
+)
 FINAL_STATES = tuple(v.value for v in Verdict)
 
 

@@ -54,12 +54,18 @@ def main() -> None:
     spec = JobSpec(**request["spec"])
     os.write(out, seal.frame(key, seal.STARTED))
     try:
-        report = run_job(spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"]))
+        report = run_job(
+            spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"])
+        )
     except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
         traceback.print_exc()
         report = RunReport(
-            verdict=Verdict.ERROR, message=f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
-            "the platform, not of the submission", problem=spec.problem, mode=spec.mode, device=spec.device,
+            verdict=Verdict.ERROR,
+            message=f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
+            "the platform, not of the submission",
+            problem=spec.problem,
+            mode=spec.mode,
+            device=spec.device,
             platform_fault=True,
         )
     payload = report.to_json().encode()
@@ -70,8 +76,12 @@ def main() -> None:
 
 def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int) -> RunReport:
     job = Job(
-        dir=job_dir, submission=job_dir / spec.filename, scratch=job_dir / "scratch",
-        device=spec.device, threads=spec.threads, limits=limits,
+        dir=job_dir,
+        submission=job_dir / spec.filename,
+        scratch=job_dir / "scratch",
+        device=spec.device,
+        threads=spec.threads,
+        limits=limits,
     )
     contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch

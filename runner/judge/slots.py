@@ -26,7 +26,9 @@ class CaseLayout:
     keep: list[Any] = field(default_factory=list)  # GPU slot tensors kept alive
 
 
-def lay_out(sample: Any, expected: Any, slots: int, device: str) -> tuple[CaseLayout, list, list, tuple[int, ...]]:
+def lay_out(
+    sample: Any, expected: Any, slots: int, device: str
+) -> tuple[CaseLayout, list, list, tuple[int, ...]]:
     """`slots` slots shaped like one call's inputs (`sample`) and the reference's output (`expected`).
 
     Returns the judge's layout, what the contestant is sent for each slot (the inputs' structure with each

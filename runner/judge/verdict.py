@@ -10,8 +10,14 @@ from runner.timing import score
 from runner.vocabulary import CaseStatus, Verdict, scored_kind
 
 
-def summarize(*, stopped: tuple[str, str] | None, cases: list[CaseResult], flags: list[dict[str, Any]],
-              mode: str, ranking_by: str = "geom") -> tuple[str, str, float | None]:
+def summarize(
+    *,
+    stopped: tuple[str, str] | None,
+    cases: list[CaseResult],
+    flags: list[dict[str, Any]],
+    mode: str,
+    ranking_by: str = "geom",
+) -> tuple[str, str, float | None]:
     """(verdict, message, score_s).
 
     `stopped` is the verdict and message of a run that ended early (a Stop), else None. A run that went to

@@ -125,8 +125,10 @@ class Sandbox:
     @property
     def note(self) -> str:
         """What isolated the contestant, in words, for the report."""
-        return ("not isolated: the contestant ran as an ordinary child process without capabilities (sandbox "
-                "none, for unit tests; refused in leaderboard mode)")
+        return (
+            "not isolated: the contestant ran as an ordinary child process without capabilities (sandbox "
+            "none, for unit tests; refused in leaderboard mode)"
+        )
 
     def prepare(self, job_dir: Path) -> None:
         """Before the judge starts (in the calling process): set the job directory up for this backend.

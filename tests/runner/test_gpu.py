@@ -14,7 +14,15 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("name", list_problems())
 def test_correct_solutions_pass_on_the_gpu(name):
     for solution in load_problem(name).solutions("correct"):
-        report = execute(JobSpec(problem=name, source=solution.path.read_text(), mode="leaderboard", device="cuda", case_budget_s=0.5))
+        report = execute(
+            JobSpec(
+                problem=name,
+                source=solution.path.read_text(),
+                mode="leaderboard",
+                device="cuda",
+                case_budget_s=0.5,
+            )
+        )
         assert report.verdict == "passed", (solution.path.name, report.message)
         assert report.env["device_kind"] != "cpu"
         assert all(c.stats.mean > (c.floor_s or 0) for c in report.cases if c.stats)
@@ -23,11 +31,26 @@ def test_correct_solutions_pass_on_the_gpu(name):
 @pytest.mark.parametrize("name", list_problems())
 def test_cheats_are_caught_on_the_gpu(name):
     for solution in load_problem(name).solutions("cheating"):
-        report = execute(JobSpec(problem=name, source=solution.path.read_text(), mode="benchmark", device="cuda", case_budget_s=0.3, call_s=30))
-        assert report.verdict in {"failed", "rejected", "flagged"}, (solution.path.name, report.verdict, report.message)
+        report = execute(
+            JobSpec(
+                problem=name,
+                source=solution.path.read_text(),
+                mode="benchmark",
+                device="cuda",
+                case_budget_s=0.3,
+                call_s=30,
+            )
+        )
+        assert report.verdict in {"failed", "rejected", "flagged"}, (
+            solution.path.name,
+            report.verdict,
+            report.message,
+        )
 
 
 def test_side_stream_is_caught():
     source = (ROOT / "problems/vectoradd/solutions/cheating/t05_side_thread.py").read_text()
-    report = execute(JobSpec(problem="vectoradd", source=source, mode="benchmark", device="cuda", case_budget_s=0.3))
+    report = execute(
+        JobSpec(problem="vectoradd", source=source, mode="benchmark", device="cuda", case_budget_s=0.3)
+    )
     assert report.verdict in {"failed", "flagged"}, report.message

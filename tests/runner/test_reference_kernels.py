@@ -40,8 +40,10 @@ CASES = 'tests:\n  - {"rows": 4, "cols": 8, "seed": 1}\nbenchmarks:\n  - {"rows"
         ('lang: "cu"\n' + CASES, "only Python problems"),
         ("multi_gpu: true\n" + CASES, "multi-GPU problems cannot be imported"),
         ('ranking_by: "median"\n' + CASES, "ranking_by: 'median'; choose one of geom, mean, last"),
-        ('tests:\n  - {"rows": 4, "cols": 8}\nbenchmarks:\n  - {"rows": 8, "cols": 8, "seed": 2}\n',
-         "tests[0] must be a mapping with an integer seed"),
+        (
+            'tests:\n  - {"rows": 4, "cols": 8}\nbenchmarks:\n  - {"rows": 8, "cols": 8, "seed": 2}\n',
+            "tests[0] must be a mapping with an integer seed",
+        ),
         ('tests:\n  - {"rows": 4, "seed": 1}\n', "task.yml has no benchmarks"),
         ("tests: [unclosed\n", "task.yml is not valid YAML"),
     ],
@@ -62,10 +64,14 @@ def test_a_folder_without_task_yml_or_reference_is_refused(tmp_path):
 
 
 def test_a_reference_whose_check_rejects_its_own_output_is_refused(tmp_path):
-    broken = (ROWSUM / "reference.py").read_text() + "\n\ndef check_implementation(data, output):\n    return False, 'never right'\n"
+    broken = (
+        ROWSUM / "reference.py"
+    ).read_text() + "\n\ndef check_implementation(data, output):\n    return False, 'never right'\n"
     folder = write_folder(tmp_path, CASES, broken)
     (tmp_path / "problems").mkdir()
-    with pytest.raises(ImportRefused, match="check_implementation rejects the reference's own output on .*: never right"):
+    with pytest.raises(
+        ImportRefused, match="check_implementation rejects the reference's own output on .*: never right"
+    ):
         import_folder(folder, tmp_path / "problems")
 
 
@@ -74,7 +80,13 @@ def test_an_import_writes_one_problem_folder_that_maps_task_yml(tmp_path):
     imported = import_folder(ROWSUM, tmp_path / "problems")
     assert imported.name == "rowsum_py" and imported.cpu
     folder = tmp_path / "problems" / "rowsum_py"
-    assert sorted(p.name for p in folder.iterdir()) == ["problem.py", "reference.py", "statement.md", "task.py", "templates"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "problem.py",
+        "reference.py",
+        "statement.md",
+        "task.py",
+        "templates",
+    ]
     assert (folder / "reference.py").read_text() == (ROWSUM / "reference.py").read_text()  # unchanged
     assert (folder / "templates" / "pytorch.py").read_text() == (ROWSUM / "template.py").read_text()
     assert any("Triton's missing_triton_template.py is not there" in n for n in imported.notes)
@@ -83,7 +95,10 @@ def test_an_import_writes_one_problem_folder_that_maps_task_yml(tmp_path):
     assert problem.title == "Row sums of a float32 matrix"
     assert problem.ranking_by == "geom"
     tests = problem.cases("test", "cpu")
-    assert [(c.params, c.seed) for c in tests] == [({"rows": 7, "cols": 33}, 11), ({"rows": 64, "cols": 64}, 12)]
+    assert [(c.params, c.seed) for c in tests] == [
+        ({"rows": 7, "cols": 33}, 11),
+        ({"rows": 64, "cols": 64}, 12),
+    ]
     assert problem.cases("benchmark", "cuda")[1].params == {"rows": 256, "cols": 512}
     assert problem.counts(tests[0]) == (0.0, 0.0)  # task.yml states none: no floor
 
@@ -128,15 +143,23 @@ def test_a_cuda_only_generator_is_offered_on_gpus_only_and_says_so(tmp_path):
 
 def cli(problems: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "KERNELBOARD_PROBLEM_DIRS": str(problems)}
-    return subprocess.run([sys.executable, "-m", "runner", *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "runner", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow
 def test_the_cli_judges_an_imported_problem_correct_and_wrong(tmp_path):
     import_folder(ROWSUM, tmp_path)
     template = tmp_path / "rowsum_py" / "templates" / "pytorch.py"
-    out = cli(tmp_path, "run", "rowsum_py", str(template), "--mode", "benchmark", "--json", "--case-budget", "0.05")
+    out = cli(
+        tmp_path, "run", "rowsum_py", str(template), "--mode", "benchmark", "--json", "--case-budget", "0.05"
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["verdict"] == "passed" and report["score_s"] > 0

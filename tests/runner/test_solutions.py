@@ -22,8 +22,17 @@ def _params(group):
 
 def judge(problem, solution, mode, **kw):
     source = solution.path.read_bytes().decode("utf-8", errors="surrogateescape")
-    return execute(JobSpec(problem=problem, source=source, mode=mode, device="cpu", sandbox="none",
-                           allow_unisolated=True, **{**QUICK, **kw}))
+    return execute(
+        JobSpec(
+            problem=problem,
+            source=source,
+            mode=mode,
+            device="cpu",
+            sandbox="none",
+            allow_unisolated=True,
+            **{**QUICK, **kw},
+        )
+    )
 
 
 def describe(report):
@@ -40,7 +49,12 @@ def test_correct_solution_passes(problem, solution, mode):
     assert report.verdict == "passed", describe(report)
     assert report.flags == []
     kinds = {c.kind for c in report.cases}
-    assert kinds == {"test": {"test"}, "benchmark": {"benchmark"}, "leaderboard": {"test", "benchmark", "secret"}}[mode]
+    assert (
+        kinds
+        == {"test": {"test"}, "benchmark": {"benchmark"}, "leaderboard": {"test", "benchmark", "secret"}}[
+            mode
+        ]
+    )
     if mode != "test":
         assert report.score_s and report.score_s > 0
         timed = [c for c in report.cases if c.kind != "test"]

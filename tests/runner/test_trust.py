@@ -42,13 +42,24 @@ def backend(request) -> str:
 
 def honest(problem: str) -> str:
     """The problem's first PyTorch correct solution."""
-    solution = next(s for s in load_problem(problem).solutions("correct") if s.path.name.startswith("pytorch"))
+    solution = next(
+        s for s in load_problem(problem).solutions("correct") if s.path.name.startswith("pytorch")
+    )
     return solution.path.read_text()
 
 
 def judge(problem: str, attack: str, *, mode: str = "benchmark", sandbox: str = "none", **kw):
-    return execute(JobSpec(problem=problem, source=honest(problem) + attack, mode=mode, device="cpu",
-                           sandbox=sandbox, allow_unisolated=True, **{**QUICK, **kw}))
+    return execute(
+        JobSpec(
+            problem=problem,
+            source=honest(problem) + attack,
+            mode=mode,
+            device="cpu",
+            sandbox=sandbox,
+            allow_unisolated=True,
+            **{**QUICK, **kw},
+        )
+    )
 
 
 def timed(report):
@@ -96,7 +107,9 @@ def test_alias_claims_that_do_not_hold_are_out_of_protocol(problem):
 def test_the_shared_arena_cannot_be_shrunk(problem):
     report = judge(problem, attacks.SHRINK_ARENA)
     assert report.verdict == "error" and not report.platform_fault, describe(report)
-    assert "PermissionError" in report.message and "Operation not permitted" in report.message, describe(report)
+    assert "PermissionError" in report.message and "Operation not permitted" in report.message, describe(
+        report
+    )
 
 
 # ---- compute beyond the allowance is charged ------------------------------------------------------------

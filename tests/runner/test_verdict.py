@@ -13,7 +13,11 @@ def timed(case_id: str, kind: str, median: float, status: str = "passed") -> Cas
 
 def test_a_run_stopped_early_keeps_the_stop_and_has_no_score():
     cases = [timed("p[a]", "benchmark", 1e-3)]
-    assert summarize(stopped=("timeout", "too slow"), cases=cases, flags=[], mode="benchmark") == ("timeout", "too slow", None)
+    assert summarize(stopped=("timeout", "too slow"), cases=cases, flags=[], mode="benchmark") == (
+        "timeout",
+        "too slow",
+        None,
+    )
 
 
 def test_the_first_failing_case_names_the_reason_and_counts_the_others():
@@ -30,12 +34,18 @@ def test_the_first_failing_case_names_the_reason_and_counts_the_others():
 
 
 def test_the_score_is_the_scored_kinds_geometric_mean_or_the_problems_own_ranking():
-    cases = [timed("p[a]", "benchmark", 1e-3), timed("p[b]", "benchmark", 4e-3),
-             timed("p[a]", "secret", 2e-3), timed("p[b]", "secret", 8e-3)]
+    cases = [
+        timed("p[a]", "benchmark", 1e-3),
+        timed("p[b]", "benchmark", 4e-3),
+        timed("p[a]", "secret", 2e-3),
+        timed("p[b]", "secret", 8e-3),
+    ]
     assert summarize(stopped=None, cases=cases, flags=[], mode="benchmark") == ("passed", "", approx(2e-3))
     assert summarize(stopped=None, cases=cases, flags=[], mode="leaderboard")[2] == approx(4e-3)
     assert summarize(stopped=None, cases=cases, flags=[], mode="leaderboard", ranking_by="last")[2] == 8e-3
-    assert summarize(stopped=None, cases=cases, flags=[], mode="leaderboard", ranking_by="mean")[2] == approx(5e-3)
+    assert summarize(stopped=None, cases=cases, flags=[], mode="leaderboard", ranking_by="mean")[2] == approx(
+        5e-3
+    )
     untimed = [*cases[:3], CaseResult(id="p[b]", kind="secret", status="passed")]
     assert summarize(stopped=None, cases=untimed, flags=[], mode="leaderboard")[2] is None
 
@@ -43,4 +53,8 @@ def test_the_score_is_the_scored_kinds_geometric_mean_or_the_problems_own_rankin
 def test_right_outputs_with_a_flag_are_flagged_with_its_message_and_keep_the_score_as_evidence():
     cases = [timed("p[a]", "benchmark", 1e-9)]
     flags = [{"kind": "floor", "message": "below the floor"}, {"kind": "late-write", "message": "later"}]
-    assert summarize(stopped=None, cases=cases, flags=flags, mode="benchmark") == ("flagged", "below the floor", approx(1e-9))
+    assert summarize(stopped=None, cases=cases, flags=flags, mode="benchmark") == (
+        "flagged",
+        "below the floor",
+        approx(1e-9),
+    )

@@ -26,8 +26,9 @@ def test_what_cannot_map_is_refused_in_words(db, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_an_imported_problem_is_offered_and_judged_on_the_site(workers, client, alice, no_limits, tmp_path,
-                                                                monkeypatch):
+def test_an_imported_problem_is_offered_and_judged_on_the_site(
+    workers, client, alice, no_limits, tmp_path, monkeypatch
+):
     monkeypatch.setenv("KERNELBOARD_PROBLEM_DIRS", str(tmp_path))  # the worker started below inherits it
     out = StringIO()
     call_command("import_problem", str(ROWSUM), "--into", str(tmp_path), stdout=out)
@@ -44,7 +45,13 @@ def test_an_imported_problem_is_offered_and_judged_on_the_site(workers, client, 
     client.force_login(alice.user)
     ids = {}
     for label, source in (("correct", (ROWSUM / "template.py").read_text()), ("wrong", WRONG)):
-        form = {"problem": "rowsum_py", "language": "pytorch", "device_kind": "cpu", "mode": "test", "source": source}
+        form = {
+            "problem": "rowsum_py",
+            "language": "pytorch",
+            "device_kind": "cpu",
+            "mode": "test",
+            "source": source,
+        }
         response = client.post("/submit/", form)
         assert response.status_code == 302, response.content.decode()[-2000:]
         ids[label] = int(response["Location"].rstrip("/").rsplit("/", 1)[1])
@@ -53,8 +60,12 @@ def test_an_imported_problem_is_offered_and_judged_on_the_site(workers, client, 
         row = Submission.objects.get(pk=pk)
         return row if row.is_final else None
 
-    correct = wait_for(lambda: final(ids["correct"]), timeout_s=180, what="the correct submission's verdict", every_s=0.5)
-    wrong = wait_for(lambda: final(ids["wrong"]), timeout_s=180, what="the wrong submission's verdict", every_s=0.5)
+    correct = wait_for(
+        lambda: final(ids["correct"]), timeout_s=180, what="the correct submission's verdict", every_s=0.5
+    )
+    wrong = wait_for(
+        lambda: final(ids["wrong"]), timeout_s=180, what="the wrong submission's verdict", every_s=0.5
+    )
     assert correct.state == State.PASSED, correct.message
     assert wrong.state == State.FAILED and "values differ beyond rtol=0.0001" in wrong.message, wrong.message
     shown = client.get(f"/submissions/{wrong.pk}/").content.decode()

@@ -17,7 +17,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", help="the folder that holds task.yml")
         parser.add_argument("--name", help="the problem's name here (default: the folder's name)")
-        parser.add_argument("--into", help="a folder of problems: problems/ (default) or one of KERNELBOARD_PROBLEM_DIRS")
+        parser.add_argument(
+            "--into", help="a folder of problems: problems/ (default) or one of KERNELBOARD_PROBLEM_DIRS"
+        )
         parser.add_argument("--replace", action="store_true", help="write over a problem of that name")
 
     def handle(self, *args, path, name, into, replace, **options):
@@ -28,8 +30,10 @@ class Command(BaseCommand):
         target = Path(into).resolve() if into else roots[0]
         if target not in roots:
             listed = ", ".join(str(r) for r in roots)
-            raise CommandError(f"{target} is not where problems are looked for ({listed}); add it to "
-                               "KERNELBOARD_PROBLEM_DIRS on the web host and on every worker first")
+            raise CommandError(
+                f"{target} is not where problems are looked for ({listed}); add it to "
+                "KERNELBOARD_PROBLEM_DIRS on the web host and on every worker first"
+            )
         try:
             imported = import_folder(Path(path), target, name, replace=replace)
         except ImportRefused as exc:
@@ -40,5 +44,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  note: {note}")
         for r in problem_sync_all():
             if r.name == imported.name:
-                self.stdout.write(f"{r.name}: {r.change}, version {r.version}; workers need this folder too "
-                                  "(and docker hosts a rebuilt runner image: scripts/docker.sh)")
+                self.stdout.write(
+                    f"{r.name}: {r.change}, version {r.version}; workers need this folder too "
+                    "(and docker hosts a rebuilt runner image: scripts/docker.sh)"
+                )
