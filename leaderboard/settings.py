@@ -118,6 +118,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "leaderboard.server.middleware.SecurityHeadersMiddleware",  # Content-Security-Policy on every page
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -226,6 +227,11 @@ SECURE_HSTS_PRELOAD = HTTPS
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+CSRF_FAILURE_VIEW = "leaderboard.server.views.csrf_failure"  # a page in the site's layout, in words
+# Log-in throttling (leaderboard/accounts/throttle.py): this many failures in the window, per username and
+# per address, and further log-ins are refused with 429 until the window ends. Counted in Django's cache.
+LOGIN_MAX_FAILURES = _env_int("LOGIN_MAX_FAILURES", 10)
+LOGIN_FAILURE_WINDOW_S = _env_int("LOGIN_FAILURE_WINDOW_S", 15 * 60)
 
 # --- submissions -----------------------------------------------------------------------------------------
 SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 256 * 1024)

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from leaderboard.accounts.throttle import throttled_login
 from leaderboard.api.endpoints import api
 from leaderboard.server.health import platform_health
 from leaderboard.server.metrics import metrics
@@ -10,6 +11,7 @@ from leaderboard.server.views import healthz
 
 urlpatterns = [
     path("api/", api.urls),
+    path("admin/login/", throttled_login(admin.site.login)),  # the same throttle as the site's log-in
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("healthz/platform", platform_health, name="platform-health"),
@@ -18,4 +20,7 @@ urlpatterns = [
     path("", include("leaderboard.web.urls")),
 ]
 
+handler400 = "leaderboard.server.views.bad_request"
+handler403 = "leaderboard.server.views.permission_denied"
 handler404 = "leaderboard.server.views.not_found"
+handler500 = "leaderboard.server.views.server_error"

@@ -7,9 +7,12 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from leaderboard.accounts.models import ApiToken, User
+from leaderboard.accounts.validators import validate_username
+from leaderboard.errors import Refusal
 
 # Recording every use would make each API call a write; once a minute is enough to see a token is alive.
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -22,7 +25,12 @@ def _digest(token: str) -> str:
 
 def user_get_or_create(*, username: str, is_agent: bool = False) -> tuple[User, bool]:
     """The user called `username`, made (without a password) if missing; an existing user keeps its flag
-    unless `is_agent` asks for the agent mark."""
+    unless `is_agent` asks for the agent mark. A new name must keep to the username rules (Refusal)."""
+    if not get_user_model().objects.filter(username=username).exists():
+        try:
+            validate_username(username)
+        except ValidationError as exc:
+            raise Refusal(exc.messages[0]) from None
     user, created = get_user_model().objects.get_or_create(username=username, defaults={"is_agent": is_agent})
     if not created and is_agent and not user.is_agent:
         user.is_agent = True

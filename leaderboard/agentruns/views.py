@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from leaderboard.agentruns.charts import line_chart, seconds_label
 from leaderboard.agentruns.selectors import agent_run_get, agent_run_list
 from leaderboard.errors import NotFound
 
 
+@require_safe
 def run_list(request: HttpRequest) -> HttpResponse:
     return render(request, "agentruns/list.html", {"runs": agent_run_list()[:100]})
 
 
+@require_safe
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     try:
         run = agent_run_get(run_id=run_id)

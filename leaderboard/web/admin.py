@@ -127,7 +127,7 @@ class SubmissionReviewAdmin(admin.ModelAdmin):
     def logs(self, obj):
         run = run_of(obj)
         text = (run.report or {}).get("logs", "") if run else ""
-        return format_html("<pre style='max-height:24em;overflow:auto'>{}</pre>", text or "(nothing printed)")
+        return format_html('<pre class="review-logs">{}</pre>', text or "(nothing printed)")
 
     # --- decisions --------------------------------------------------------------------------------------
 

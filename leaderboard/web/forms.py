@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
+from leaderboard.accounts.validators import apply_username_rules
 from leaderboard.problems.selectors import problem_list
 from leaderboard.submissions.models import DeviceKind, Language, Mode
 
@@ -36,7 +37,8 @@ class SubmitForm(forms.Form):
             limit = settings.SUBMISSION_MAX_SOURCE_BYTES
             if upload.size > limit:
                 raise forms.ValidationError(
-                    f"The file is {upload.size / 1024:.1f} KiB; the limit is {limit / 1024:.0f} KiB."
+                    f"The file is {upload.size / 1024:.1f} KiB; the limit is {limit / 1024:.0f} KiB.",
+                    code="too_large",
                 )
             try:
                 cleaned["source"] = upload.read().decode("utf-8")
@@ -55,6 +57,11 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username",)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # One validator for every path that makes a user (accounts/validators.py).
+        apply_username_rules(self.fields["username"])
 
 
 class TokenForm(forms.Form):

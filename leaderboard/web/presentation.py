@@ -4,6 +4,7 @@ report as text, limits and flags in words. Pure functions of the rows and the re
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from leaderboard.web.templatetags.units import byte_size
@@ -47,9 +48,30 @@ def case_label(case_id: str) -> str:
 
 def report_text(report: dict) -> str:
     try:
-        return render_report(RunReport.from_dict(report))
+        return redact_paths(render_report(RunReport.from_dict(report)))
     except (TypeError, KeyError, ValueError):  # a report from an older runner, with other fields
         return ""
+
+
+# An absolute path of two or more parts (/work/x/.venv/bin/python), not inside a URL (http://host/a/b).
+_HOST_PATH = re.compile(r"(?<![\w.:/~-])/(?:[\w.+@-]+/)+([\w.+@-]*)")
+# What a competitor gains nothing from and a public page should not show: where the worker keeps things.
+_PRIVATE_ENV_KEYS = frozenset({"sys_executable"})
+
+
+def redact_paths(text: str) -> str:
+    """`text` with the worker's absolute paths cut to their last part (/work/a/.venv/bin/python -> …/python)."""
+    return _HOST_PATH.sub(lambda m: "…/" + m.group(1), text)
+
+
+def public_env(env: dict) -> list[tuple[str, str]]:
+    """The environment record as the pages show it: versions, device and CPU; no interpreter path or other
+    path on the worker's disk."""
+    return sorted(
+        (k, redact_paths(str(v)) if isinstance(v, str) else v)
+        for k, v in env.items()
+        if k not in _PRIVATE_ENV_KEYS
+    )
 
 
 def limit_text(name: str, value) -> str:

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from leaderboard.accounts.throttle import throttled_login
 from leaderboard.web import views
 
 app_name = "web"
@@ -14,7 +15,7 @@ urlpatterns = [
     path("submissions/<int:submission_id>/source.py", views.submission_source, name="submission_source"),
     path("users/<str:username>/", views.user_detail, name="user"),
     path("signup/", views.signup, name="signup"),
-    path("login/", views.SignInView.as_view(), name="login"),
+    path("login/", throttled_login(views.SignInView.as_view()), name="login"),
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),

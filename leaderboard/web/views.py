@@ -9,12 +9,13 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, LogoutView
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from leaderboard.accounts.selectors import api_token_of, api_tokens_of
 from leaderboard.accounts.services import api_token_create, api_token_revoke
@@ -34,6 +35,8 @@ from leaderboard.web.presentation import (
     case_rows,
     flag_view,
     limit_text,
+    public_env,
+    redact_paths,
     report_text,
     status_counts,
 )
@@ -65,7 +68,7 @@ def _or_404(fn, **kwargs):
 # --- problems ---------------------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def problem_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/problem_list.html", {"summaries": problem_summaries()})
 
@@ -94,7 +97,7 @@ def _url_prefix(name: str) -> str:
     return reverse(name, args=["0"])[: -len("0/")]
 
 
-@require_GET
+@require_safe
 def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
     problem = _or_404(problem_get, name=name)
     version = problem.current_version
@@ -129,7 +132,7 @@ def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def template_download(request: HttpRequest, name: str, filename: str) -> HttpResponse:
     problem = _or_404(problem_get, name=name)
     text = problem.current_version.templates.get(filename)
@@ -148,7 +151,7 @@ def _limits_table() -> list[tuple[str, dict]]:
 
 
 @login_required(login_url=LOGIN)
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def submit(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
@@ -170,7 +173,8 @@ def submit(request: HttpRequest) -> HttpResponse:
             else:
                 return redirect("web:submission", submission_id=submission.pk)
         else:
-            status = 400
+            # An upload over the limit answers 413 like the API; other mistakes are the form's 400.
+            status = 413 if form.has_error(NON_FIELD_ERRORS, "too_large") else 400
     else:
         initial = {}
         problem = request.GET.get("problem")
@@ -214,7 +218,7 @@ def _status(submission) -> dict:
         "final": submission.is_final,
         "queue_position": submission_queue_position(submission=submission),
         "attempts": submission.attempts,
-        "message": submission.message,
+        "message": redact_paths(submission.message),
         "plan": case_counts(submission=submission),
         "wall_limit_s": MODE_LIMITS[submission.mode].wall_s,
         "elapsed_s": round((now - started).total_seconds(), 1) if started else None,
@@ -226,7 +230,7 @@ def _status(submission) -> dict:
     }
 
 
-@require_GET
+@require_safe
 def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
     """What the submission page polls while the submission is queued or running (session-authenticated,
     unlike the API's token-authenticated endpoint; the same visibility as the page)."""
@@ -236,7 +240,7 @@ def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
     return response
 
 
-@require_GET
+@require_safe
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _visible_submission(request, submission_id)
     run = run_of(submission)
@@ -269,7 +273,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "peak": DEVICE_KINDS.get(submission.device_kind),
         "energy_measured": any((c.stats or {}).get("joules_per_call") for c in cases),
         "flags": [flag_view(f) for f in (run.flags if run else [])],
-        "env": sorted((report.get("env") or {}).items()),
+        "env": public_env(report.get("env") or {}),
         "limits": [(k, limit_text(k, v)) for k, v in sorted((report.get("limits") or {}).items())],
         "source_visible": source_visible,
         "source": highlight(source.text, line_numbers=True) if source else None,
@@ -285,7 +289,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     return render(request, "web/submission_detail.html", context)
 
 
-@require_GET
+@require_safe
 def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _visible_submission(request, submission_id)
     if not can_see_source(request.user, submission):
@@ -299,7 +303,7 @@ def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
 # --- users and accounts -----------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def user_detail(request: HttpRequest, username: str) -> HttpResponse:
     user = get_object_or_404(get_user_model(), username=username, is_active=True)
     page = Paginator(user_submissions(user=user, viewer=request.user), 50).get_page(request.GET.get("page"))
@@ -316,7 +320,7 @@ def user_detail(request: HttpRequest, username: str) -> HttpResponse:
     )
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("web:user", username=request.user.username)
@@ -340,7 +344,7 @@ class SignOutView(LogoutView):
 
 
 @login_required(login_url=LOGIN)
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def tokens(request: HttpRequest) -> HttpResponse:
     """The user's API tokens: make one (shown once, on the page that follows), revoke one."""
     if request.method == "POST":

@@ -169,9 +169,11 @@ def browser_page():
         page.set_default_timeout(20_000)
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # The browser reports each breach of the Content-Security-Policy on the console.
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         yield page
         context.close()
-        assert not errors, f"JavaScript errors on the pages: {errors}"
+        assert not errors, f"JavaScript errors or CSP violations on the pages: {errors}"
 
 
 def _shot(page, name: str) -> None:
@@ -284,3 +286,111 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(h100).to_contain_text("robo")
     expect(h100.locator(".badge.agent")).to_be_visible()
     _shot(page, "12-rankings-after-review")
+
+
+PHONE = {"width": 390, "height": 844}
+
+# An agent run of three steps stored through the services (as tests/agentruns/test_pages.py does), for its page.
+AGENT_RUN = """
+import tempfile
+from agents.archive import Archive, Child
+from agents.loop import StepRecord
+from leaderboard.agentruns.services import agent_run_create, agent_run_record_step
+
+run = agent_run_create(problem="vectoradd", device_kind="cpu", policy="offline", variant="ttt-discover",
+                       steps=3, groups=1, rollouts=2, seed=0, out_dir=tempfile.mkdtemp())
+archive = Archive()
+archive.add_seed("def custom_kernel(data):\\n    return 'seed'\\n", 1.0, 0.002, {"template": "reference design"})
+for step in range(3):
+    parent = archive.best()
+    code = f"def custom_kernel(data):\\n    return {step}  # a much longer line than a phone's width, to scroll\\n"
+    archive.update(parent.id, [Child(code=code, reward=1.5 + step, runtime_s=0.002 / (1.5 + step), passed=True,
+                                     meta={"design": {"rows": 64 * step, "block_size_with_a_long_name": 1024}})],
+                   step=step)
+    best = archive.best()
+    record = StepRecord(step=step, starts=[parent.id], rewards=[[1.5 + step, 0.0]], mean_reward=(1.5 + step) / 2,
+                        max_reward=1.5 + step, passed=1, candidates=2, best_reward=best.reward,
+                        best_runtime_s=best.runtime_s, best_state=best.id)
+    agent_run_record_step(run=run, record=record, archive=archive, reference_s=0.002)
+print(run.pk)
+"""
+
+
+def _fits(page) -> None:
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{page.url} is {width} px wide on a {inner} px screen"
+
+
+def _background(page) -> str:
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
+    """Every page fits a 390 px phone (tables scroll inside their box), dark mode follows the browser and
+    the toggle (remembered), an error page keeps the site's navigation, and the API docs work under the
+    Content-Security-Policy (browser_page fails a test on any violation the browser reports)."""
+    page, base = browser_page, platform.url
+    from playwright.sync_api import expect
+
+    page.goto(base + "/signup/")
+    page.fill("#id_username", "carol")
+    page.fill("#id_password1", "vector-adds-are-fast-1")
+    page.fill("#id_password2", "vector-adds-are-fast-1")
+    page.click("form button[type=submit]")
+    expect(page.locator("header.site")).to_contain_text("carol")
+    flagged_id = platform.manage("shell", "-c", FLAGGED_RUN).strip().splitlines()[-1]  # a run with cases
+    agent_run_id = platform.manage("shell", "-c", AGENT_RUN).strip().splitlines()[-1]
+
+    # A 390 px phone: no page is wider than the screen.
+    page.set_viewport_size(PHONE)
+    for name, path in [
+        ("home", "/"),
+        ("problem", "/problems/vectoradd/"),
+        ("submit", "/submit/?problem=vectoradd&template=pytorch.py"),
+        ("user", "/users/carol/"),
+        ("submission", f"/submissions/{flagged_id}/"),
+        ("agent-user", "/users/robo/"),
+        ("agents", "/agents/"),
+        ("agent-run", f"/agents/runs/{agent_run_id}/"),
+    ]:
+        page.goto(base + path)
+        _fits(page)
+        _shot(page, f"20-phone-{name}")
+
+    # An error page: the site's layout and navigation, the status kept.
+    response = page.goto(base + "/no-such-page/")
+    assert response.status == 404
+    expect(page.locator("#error")).to_contain_text("There is no page at /no-such-page/")
+    expect(page.locator("header.site nav")).to_contain_text("Problems")
+    _fits(page)
+    _shot(page, "21-phone-error-404")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # Dark mode follows the browser's preference ...
+    light, dark = "rgb(248, 250, 252)", "rgb(11, 17, 32)"
+    page.emulate_media(color_scheme="dark")
+    page.goto(base + "/problems/vectoradd/")
+    assert _background(page) == dark
+    _shot(page, "22-dark-problem")
+    page.goto(f"{base}/submissions/{flagged_id}/")
+    assert _background(page) == dark
+    _shot(page, "23-dark-submission")
+    # ... until the toggle chooses, and the choice is remembered over the preference.
+    page.click("#theme-toggle")
+    assert _background(page) == light
+    assert page.evaluate("localStorage.getItem('kernelboard-theme')") == "light"
+    page.reload()
+    assert _background(page) == light
+    page.click("#theme-toggle")
+    page.emulate_media(color_scheme="light")
+    page.goto(base + "/submit/?problem=vectoradd&template=pytorch.py")
+    assert _background(page) == dark
+    _shot(page, "24-dark-submit")
+    page.evaluate("localStorage.removeItem('kernelboard-theme')")
+    page.reload()
+    assert _background(page) == light
+
+    # The API docs still work under the policy.
+    page.goto(base + "/api/docs")
+    expect(page.locator("#swagger-ui")).to_contain_text("submissions", timeout=20_000)
+    _shot(page, "25-api-docs")  # CSP violations fail the test in browser_page's teardown

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from leaderboard.web.code import pygments_css
+from leaderboard.web.code import pygments_css, pygments_dark_css
 
 WEB = Path(__file__).resolve().parents[2] / "leaderboard" / "web"
 
@@ -15,9 +15,18 @@ def test_no_page_loads_anything_from_elsewhere():
 
 def test_the_pygments_stylesheet_matches_pygments():
     assert pygments_css() in (WEB / "static" / "web" / "pygments.css").read_text()
+    assert pygments_dark_css() == (WEB / "static" / "web" / "pygments-dark.css").read_text()
 
 
 def test_static_files_are_served_by_the_site(client, db):
-    for name in ("site.css", "pygments.css", "submission.js", "submit.js"):
+    for name in (
+        "site.css",
+        "pygments.css",
+        "pygments-dark.css",
+        "theme.js",
+        "favicon.svg",
+        "submission.js",
+        "submit.js",
+    ):
         response = client.get(f"/static/web/{name}")
         assert response.status_code == 200, name

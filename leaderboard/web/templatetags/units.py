@@ -37,3 +37,11 @@ def percent(value) -> str:
     if not isinstance(value, int | float):
         return "-"
     return f"{100 * value:.3g} %"
+
+
+@register.filter
+def redacted(value) -> str:
+    """The text with the worker's absolute paths cut to their last part (public pages show no host paths)."""
+    from leaderboard.web.presentation import redact_paths
+
+    return redact_paths(str(value)) if value else value

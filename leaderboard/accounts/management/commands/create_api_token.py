@@ -1,8 +1,9 @@
 """`manage.py create_api_token USER [--agent]`: print a new API token for USER, creating the user if needed."""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.accounts.services import api_token_create, user_get_or_create
+from leaderboard.errors import Refusal
 
 
 class Command(BaseCommand):
@@ -17,7 +18,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="", help="a label for the token, e.g. the machine it is for")
 
     def handle(self, *args, username, agent, name, **options):
-        user, created = user_get_or_create(username=username, is_agent=agent)
+        try:
+            user, created = user_get_or_create(username=username, is_agent=agent)
+        except Refusal as exc:
+            raise CommandError(exc.message) from None
         _, token = api_token_create(user=user, name=name)
         kind = "agent" if user.is_agent else "user"
         what = "created" if created else "existing"
