@@ -98,7 +98,7 @@ def no_limits(settings):
 def judged(problems, no_limits):
     """Makes a submission and judges it through the services with a report of the caller's choosing (no
     runner): for the selectors and the API, which read what a run left behind."""
-    from leaderboard.submissions.services import submission_claim, submission_create, submission_finish
+    from leaderboard.submissions.services import submission_claim, submission_finish
     from runner.spec import CaseResult, RunReport, Stats
 
     def make(
@@ -111,13 +111,11 @@ def judged(problems, no_limits):
         secret: str | None = "passed",
         public: str = "passed",
     ):
-        submission = submission_create(
-            user=persona.user,
-            problem="vectoradd",
-            device_kind=device_kind,
-            mode=mode,
-            language="pytorch",
+        submission = testbed.make_submission(
+            persona.user,
             source=testbed.vectoradd_source(f"{persona.user.username} {score_s} {time.monotonic_ns()}"),
+            mode=mode,
+            device_kind=device_kind,
         )
         claimed = submission_claim(submission_id=submission.pk, worker="cpu@fixture")
         stats = Stats(n=100, windows=10, mean=score_s or 1e-5, std=0.0, stderr=1e-8, min=1e-5, max=1e-5)

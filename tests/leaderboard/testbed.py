@@ -61,6 +61,28 @@ def vectoradd_source(note: str = "") -> str:
     return CORRECT_VECTORADD.read_text() + (f"\n# {note}\n" if note else "")
 
 
+def make_submission(
+    user,
+    *,
+    source: str | None = None,
+    mode: str = "test",
+    device_kind: str = "cpu",
+    problem: str = "vectoradd",
+    language: str = "pytorch",
+):
+    """A submission made through the service, as the API makes one: a correct vectoradd unless told."""
+    from leaderboard.submissions.services import submission_create
+
+    return submission_create(
+        user=user,
+        problem=problem,
+        device_kind=device_kind,
+        mode=mode,
+        language=language,
+        source=vectoradd_source() if source is None else source,
+    )
+
+
 WRONG_VECTORADD = """
 import torch
 from task import input_t, output_t

@@ -75,16 +75,13 @@ def as_user(client):
 @pytest.fixture
 def submit(problems, no_limits):
     """A queued submission of the correct vectoradd kernel, made through the service."""
-    from leaderboard.submissions.services import submission_create
 
     def make(user, *, mode: str = "test", device_kind: str = "cpu", note: str = ""):
-        return submission_create(
-            user=user,
-            problem="vectoradd",
-            device_kind=device_kind,
-            mode=mode,
-            language="pytorch",
+        return testbed.make_submission(
+            user,
             source=testbed.vectoradd_source(f"{user.username} {note} {time.monotonic_ns()}"),
+            mode=mode,
+            device_kind=device_kind,
         )
 
     return make

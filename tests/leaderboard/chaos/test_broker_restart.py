@@ -7,10 +7,9 @@ import hashlib
 import time
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions.models import FINAL_STATES, Beat, State, Submission
-from leaderboard.submissions.services import submission_create
 from leaderboard.submissions.tallies import BROKER_LOSSES, RESENDS, tallies
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
@@ -25,17 +24,7 @@ def test_a_redis_restart_resumes_the_backlog_without_resending_a_healthy_one(
     sweepers(REQUEUE_AFTER_S="0")
     wait_for(lambda: Beat.objects.filter(name="sweeper").exists(), timeout_s=30, what="a first sweep")
     sources = [vectoradd_source(f"restart {i}") for i in range(30)]
-    ids = [
-        submission_create(
-            user=chaos_alice.user,
-            problem="vectoradd",
-            device_kind="cpu",
-            mode="test",
-            language="pytorch",
-            source=s,
-        ).pk
-        for s in sources
-    ]
+    ids = [make_submission(chaos_alice.user, source=s).pk for s in sources]
     before = tallies()
     time.sleep(3)  # six rounds of the sweeper over a backlog the broker holds
     assert broker.client().llen("cpu") == 30

@@ -9,25 +9,18 @@ import collections
 import time
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.models import Attempt, Beat, Outcome, Run, State, Submission
-from leaderboard.submissions.services import submission_claim, submission_create
+from leaderboard.submissions.services import submission_claim
 from leaderboard.submissions.tallies import HEARTBEAT_FAILURES, tallies
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
 
 
 def submit(persona, note: str) -> Submission:
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(note),
-    )
+    return make_submission(persona.user, source=vectoradd_source(note))
 
 
 def read(query):

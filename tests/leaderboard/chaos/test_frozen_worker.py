@@ -7,10 +7,9 @@ import signal
 import time
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions.models import Attempt, Outcome, Run, State, Submission
-from leaderboard.submissions.services import submission_create
 from leaderboard.submissions.tallies import LATE_RESULTS_DROPPED, tallies
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
@@ -20,14 +19,7 @@ def test_a_frozen_workers_late_result_is_dropped_and_the_history_says_what_happe
     chaos_workers, sweepers, chaos_alice
 ):
     frozen = chaos_workers.start("frozen", instant=True, INSTANT_JUDGE_DELAY_S="4")
-    submission = submission_create(
-        user=chaos_alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source("frozen"),
-    )
+    submission = make_submission(chaos_alice.user, source=vectoradd_source("frozen"))
 
     def row():
         return Submission.objects.get(pk=submission.pk)

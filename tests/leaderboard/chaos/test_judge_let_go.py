@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 
 import pytest
-from testbed import wait_for
+from testbed import make_submission, wait_for
 
 from leaderboard.submissions.models import Attempt, Outcome, State, Submission
-from leaderboard.submissions.services import submission_create, submission_operator_requeue
+from leaderboard.submissions.services import submission_operator_requeue
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
 
@@ -50,14 +50,7 @@ def judges_under(pid: int) -> list[int]:
 
 def test_a_worker_that_loses_its_submission_stops_its_judge_at_once(chaos_workers, chaos_alice):
     worker = chaos_workers.start("judging", RUNNER_SANDBOX="none", RUNNER_LEASH_S="20")
-    submission = submission_create(
-        user=chaos_alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=SLEEPING_KERNEL,
-    )
+    submission = make_submission(chaos_alice.user, source=SLEEPING_KERNEL)
     wait_for(
         lambda: Submission.objects.get(pk=submission.pk).state == State.RUNNING, timeout_s=60, what="a claim"
     )

@@ -5,24 +5,17 @@ itself."""
 import time
 
 import pytest
-from testbed import vectoradd_source
+from testbed import make_submission, vectoradd_source
 
 from leaderboard.submissions.models import Submission
-from leaderboard.submissions.services import submission_create, submission_sweep
+from leaderboard.submissions.services import submission_sweep
 from leaderboard.submissions.tallies import PUBLISH_FAILURES, tallies
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
 
 
 def submit(persona, note):
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(note),
-    )
+    return make_submission(persona.user, source=vectoradd_source(note))
 
 
 def test_a_submission_made_while_the_broker_is_down_is_sent_when_it_is_back(

@@ -7,10 +7,9 @@ import hashlib
 import time
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions.models import FINAL_STATES, State, Submission
-from leaderboard.submissions.services import submission_create
 from leaderboard.submissions.tallies import BROKER_LOSSES, tallies
 
 pytestmark = [pytest.mark.slow, pytest.mark.chaos]
@@ -24,17 +23,7 @@ def test_a_rabbitmq_node_rebuilt_mid_backlog_loses_nothing(
     sources = [vectoradd_source(f"rabbit {i}") for i in range(20)]
     # Made here, their ids go to the tests' Redis; the sweeper's first look at the new RabbitMQ node finds no
     # marker and sends every queued id to it: the path a broker migration takes.
-    ids = [
-        submission_create(
-            user=chaos_alice.user,
-            problem="vectoradd",
-            device_kind="cpu",
-            mode="test",
-            language="pytorch",
-            source=s,
-        ).pk
-        for s in sources
-    ]
+    ids = [make_submission(chaos_alice.user, source=s).pk for s in sources]
     judged_log = tmp_path / "judged.log"
     workers.start("rabbit", instant=True, INSTANT_JUDGE_DELAY_S="0.3", INSTANT_JUDGE_LOG=str(judged_log))
     sweeper()

@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from testbed import vectoradd_source
+from testbed import make_submission, vectoradd_source
 
 from leaderboard.submissions.models import Attempt, Outcome, State, Submission
-from leaderboard.submissions.services import submission_claim, submission_create
+from leaderboard.submissions.services import submission_claim
 
 
 @pytest.fixture
@@ -16,14 +16,7 @@ def operator(db, django_user_model):
 
 
 def submit(persona, note):
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(note),
-    )
+    return make_submission(persona.user, source=vectoradd_source(note))
 
 
 def test_operators_find_stuck_runs_requeue_them_and_end_others_with_a_reason(

@@ -5,21 +5,19 @@ from datetime import timedelta
 
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
-from testbed import vectoradd_source
+from testbed import make_submission, vectoradd_source
 
 from leaderboard.submissions.models import Beat, Submission
-from leaderboard.submissions.services import submission_claim, submission_create, submission_sweep
+from leaderboard.submissions.services import submission_claim, submission_sweep
 from leaderboard.submissions.tallies import RESENDS, tally
 
 
 def submit(persona, device_kind="cpu", note=""):
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind=device_kind,
-        mode="test" if device_kind == "cpu" else "benchmark",
-        language="pytorch",
+    return make_submission(
+        persona.user,
         source=vectoradd_source(note),
+        mode="test" if device_kind == "cpu" else "benchmark",
+        device_kind=device_kind,
     )
 
 

@@ -3,10 +3,10 @@
 import hashlib
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions.models import Run, State, Submission
-from leaderboard.submissions.services import submission_create, submission_enqueue
+from leaderboard.submissions.services import submission_enqueue
 
 
 @pytest.mark.slow
@@ -16,14 +16,7 @@ def test_a_duplicate_delivery_is_judged_once(workers, problems, alice, tmp_path)
         "dup", concurrency=2, instant=True, INSTANT_JUDGE_LOG=str(judged_log), INSTANT_JUDGE_DELAY_S="1"
     )
     source = vectoradd_source("duplicate")
-    submission = submission_create(
-        user=alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=source,
-    )  # sent once, on commit
+    submission = make_submission(alice.user, source=source)  # sent once, on commit
     assert submission_enqueue(submission_id=submission.pk, device_kind="cpu")  # and twice more
     assert submission_enqueue(submission_id=submission.pk, device_kind="cpu")
 

@@ -1,10 +1,9 @@
 """Celery's soft time limit: a judging that runs too long ends as `timeout`, with the limit named."""
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, wait_for
 
 from leaderboard.submissions.models import Run, State, Submission
-from leaderboard.submissions.services import submission_create
 
 
 @pytest.mark.slow
@@ -16,14 +15,7 @@ def test_a_judging_past_the_soft_limit_ends_as_timeout(workers, problems, alice)
         JUDGE_SOFT_TIME_LIMIT_S="2",
         JUDGE_HARD_TIME_LIMIT_S="20",
     )
-    submission = submission_create(
-        user=alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(),
-    )
+    submission = make_submission(alice.user)
     row = wait_for(
         lambda: (s := Submission.objects.get(pk=submission.pk)).is_final and s,
         timeout_s=60,

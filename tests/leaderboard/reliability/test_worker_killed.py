@@ -6,23 +6,16 @@ Real components throughout: PostgreSQL, Redis, two `celery worker` processes and
 import time
 
 import pytest
-from testbed import vectoradd_source, wait_for
+from testbed import make_submission, wait_for
 
 from leaderboard.submissions.models import Run, State, Submission
-from leaderboard.submissions.services import submission_create, submission_sweep
+from leaderboard.submissions.services import submission_sweep
 
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_leaves_a_submission_that_is_still_judged_once(workers, problems, alice):
     first = workers.start("first")
-    submission = submission_create(
-        user=alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(),
-    )
+    submission = make_submission(alice.user)
 
     def row():
         return Submission.objects.get(pk=submission.pk)

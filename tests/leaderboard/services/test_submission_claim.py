@@ -2,12 +2,11 @@
 
 import threading
 
-from testbed import vectoradd_source
+from testbed import make_submission
 
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import (
     submission_claim,
-    submission_create,
     submission_finish,
     submission_heartbeat,
 )
@@ -15,14 +14,7 @@ from runner.spec import CaseResult, RunReport, Stats
 
 
 def queued(persona):
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="benchmark",
-        language="pytorch",
-        source=vectoradd_source(),
-    )
+    return make_submission(persona.user, mode="benchmark")
 
 
 def report(verdict="passed"):

@@ -4,13 +4,12 @@ plain words (the API and the submission page), after the submission has ended as
 from datetime import timedelta
 
 from django.utils import timezone
-from testbed import vectoradd_source
+from testbed import make_submission, vectoradd_source
 
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Attempt, Outcome, State, Submission
 from leaderboard.submissions.services import (
     submission_claim,
-    submission_create,
     submission_finish,
     submission_sweep,
 )
@@ -29,14 +28,7 @@ def passed() -> RunReport:
 
 
 def taken_back_once_then_passed(persona):
-    submission = submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source("history"),
-    )
+    submission = make_submission(persona.user, source=vectoradd_source("history"))
     first = submission_claim(submission_id=submission.pk, worker="cpu@first")
     assert submission_claim(submission_id=submission.pk, worker="cpu@again") is None  # a duplicate
     Submission.objects.filter(pk=submission.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
@@ -109,14 +101,7 @@ def test_a_backlog_the_broker_holds_is_not_resent_but_a_lost_one_is(
     problems, alice, broker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        submission = submission_create(
-            user=alice.user,
-            problem="vectoradd",
-            device_kind="cpu",
-            mode="test",
-            language="pytorch",
-            source=vectoradd_source("held"),
-        )
+        submission = make_submission(alice.user, source=vectoradd_source("held"))
     assert broker.client().llen("cpu") == 1
     Submission.objects.filter(pk=submission.pk).update(enqueued_at=timezone.now() - timedelta(hours=2))
     assert submission_sweep(requeue_after_s=0).resent == 0  # it waits in the broker: nothing to send
@@ -127,13 +112,8 @@ def test_a_backlog_the_broker_holds_is_not_resent_but_a_lost_one_is(
 
 
 def test_a_broker_that_lost_everything_gets_every_queued_id_at_once(problems, alice, broker):
-    submission = submission_create(
-        user=alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source("lost"),
+    submission = make_submission(
+        alice.user, source=vectoradd_source("lost")
     )  # its send waits for a commit that this test never makes: the broker never saw it
     assert submission_sweep(requeue_after_s=600).resent == 0  # sent a moment ago, as far as the row knows
     assert submission_sweep(requeue_after_s=600, broker_lost=True).resent == 1

@@ -4,26 +4,18 @@ Committed rows (a transactional database): the heartbeat beats from a thread of 
 its own, which must see the running row as a worker's does, or it takes the run for taken back."""
 
 import pytest
-from testbed import WRONG_VECTORADD, vectoradd_source
+from testbed import WRONG_VECTORADD, make_submission, vectoradd_source
 
 from leaderboard.problems.models import ProblemVersion
 from leaderboard.submissions.judging import submission_judge
 from leaderboard.submissions.models import Run, State, Submission
-from leaderboard.submissions.services import submission_create
 
 # Every test here starts a judge (tests/conftest.py), on committed rows.
 pytestmark = [pytest.mark.judge, pytest.mark.django_db(transaction=True)]
 
 
 def submit(persona, source, mode="test"):
-    return submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode=mode,
-        language="pytorch",
-        source=source,
-    )
+    return make_submission(persona.user, source=source, mode=mode)
 
 
 @pytest.mark.slow

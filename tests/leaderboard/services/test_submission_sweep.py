@@ -3,21 +3,14 @@
 from datetime import timedelta
 
 from django.utils import timezone
-from testbed import vectoradd_source
+from testbed import make_submission
 
 from leaderboard.submissions.models import State, Submission
-from leaderboard.submissions.services import submission_claim, submission_create, submission_sweep
+from leaderboard.submissions.services import submission_claim, submission_sweep
 
 
 def running(persona, worker="cpu@a"):
-    submission = submission_create(
-        user=persona.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(),
-    )
+    submission = make_submission(persona.user)
     return submission_claim(submission_id=submission.pk, worker=worker)
 
 
@@ -68,14 +61,7 @@ def test_after_three_attempts_it_ends_as_error_with_the_reason(problems, alice):
 
 
 def test_a_queued_id_the_broker_may_have_lost_is_sent_again(problems, alice, broker):
-    submission = submission_create(
-        user=alice.user,
-        problem="vectoradd",
-        device_kind="cpu",
-        mode="test",
-        language="pytorch",
-        source=vectoradd_source(),
-    )
+    submission = make_submission(alice.user)
     long_ago = timezone.now() - timedelta(minutes=30)
     Submission.objects.filter(pk=submission.pk).update(enqueued_at=long_ago)
     assert submission_sweep(requeue_after_s=600).resent == 1
