@@ -6,9 +6,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from leaderboard.agentruns.charts import line_chart, seconds_label
 from leaderboard.agentruns.selectors import agent_run_get, agent_run_list
 from leaderboard.errors import NotFound
+from leaderboard.web.plots import axis_seconds, line_chart
 
 
 @require_safe
@@ -38,7 +38,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         title="Best runtime per step",
         x_label="step",
         y_label="geometric-mean runtime",
-        y_format=seconds_label,
+        y_format=axis_seconds,
     )
     entry = run.submission
     return render(

@@ -1,14 +1,15 @@
 """Plots drawn on the server as SVG: axes with units, ticks, tick labels, a legend. No JavaScript.
 
-Two plots use it: the best score over time of a problem (one step line per device kind) and the timings
-of a submission's cases (mean with its standard error, fastest and slowest window, the physical floor).
-Times span orders of magnitude (a 31x31 case and a 2048x2048 one), so time axes are logarithmic.
+The one module of the site's charts: the best score over time of a problem (one step line per device
+kind), the timings of a submission's cases (mean with its standard error, fastest and slowest window, the
+physical floor), and an agent run's lines per step (`line_chart`). Times span orders of magnitude (a
+31x31 case and a 2048x2048 one), so time axes are logarithmic; an agent's steps and rewards are linear.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -48,6 +49,36 @@ class LogScale:
         )
         found = [m * 10.0**e for e in decades for m in multiples]
         return [t for t in found if self.lo <= math.log10(t) <= self.hi]
+
+
+class LinearScale:
+    """A linear axis with round ticks (1, 2 or 5 times a power of ten apart) that cover the values."""
+
+    def __init__(self, values: Sequence[float], count: int = 5) -> None:
+        finite = [v for v in values if math.isfinite(v)]
+        lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+        self.tick_values = nice_ticks(lo, hi, count)
+        self.lo, self.hi = self.tick_values[0], self.tick_values[-1]
+
+    def position(self, value: float) -> float:
+        return (value - self.lo) / ((self.hi - self.lo) or 1)
+
+    def ticks(self) -> list[float]:
+        return self.tick_values
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """About `count` round ticks from at or below `lo` to at or above `hi`."""
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    raw = (hi - lo) / max(count - 1, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.floor(lo / step) * step
+    ticks = [round(first, 12)]
+    while ticks[-1] < hi - step * 1e-9 or len(ticks) < 2:  # the last tick at or above hi
+        ticks.append(round(first + len(ticks) * step, 12))
+    return ticks
 
 
 # Tick steps of a time axis, in seconds, and how their labels read.
@@ -105,7 +136,9 @@ def _svg_open(title: str) -> list[str]:
     ]
 
 
-def _y_axis(parts: list[str], scale: LogScale, label: str) -> None:
+def _y_axis(
+    parts: list[str], scale: LogScale | LinearScale, label: str, fmt: Callable[[float], str] = seconds_label
+) -> None:
     bottom = TOP + PLOT_H
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#444"/>')
     for t in scale.ticks():
@@ -113,7 +146,7 @@ def _y_axis(parts: list[str], scale: LogScale, label: str) -> None:
         parts.append(
             f'<line x1="{LEFT - 5}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#e5e7eb"/>'
             f'<line x1="{LEFT - 5}" y1="{y:.1f}" x2="{LEFT}" y2="{y:.1f}" stroke="#444"/>'
-            f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" fill="#333">{escape(seconds_label(t))}</text>'
+            f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" fill="#333">{escape(fmt(t))}</text>'
         )
     parts.append(
         f'<text transform="translate(16 {TOP + PLOT_H / 2}) rotate(-90)" text-anchor="middle" '
@@ -265,6 +298,53 @@ def case_chart(cases: Sequence[CaseTiming]) -> SafeString:
     legend = [(f"{k} mean ± stderr", colour_of[k], "dot") for k in kinds]
     if any(c.floor_s for c in cases):
         legend.append(("physical floor", "#6b7280", "dash"))
+    _legend(parts, legend)
+    parts.append("</svg>")
+    return mark_safe("".join(parts))
+
+
+def axis_seconds(value: float) -> str:
+    """A time axis' tick label: a duration in the unit that reads best, and a bare 0."""
+    return "0" if value == 0 else seconds_label(abs(value))
+
+
+def line_chart(
+    series: Sequence[tuple[str, Sequence[tuple[float, float | None]]]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    y_format: Callable[[float], str] = lambda v: f"{v:g}",
+) -> SafeString:
+    """Lines with a dot per point on linear axes, for (label, [(x, y), ...]) series such as an agent run's
+    steps; an empty chart says there is no data yet."""
+    points = [(x, y) for _, pts in series for x, y in pts if y is not None and math.isfinite(y)]
+    if not points:
+        return _empty(title, "no steps yet")
+    xs, ys = LinearScale([x for x, _ in points], 6), LinearScale([y for _, y in points])
+    parts = _svg_open(title)
+    _y_axis(parts, ys, y_label, y_format)
+    _x_axis_line(parts, x_label)
+    bottom = TOP + PLOT_H
+    for t in xs.ticks():
+        x = LEFT + xs.position(t) * PLOT_W
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{bottom}" x2="{x:.1f}" y2="{bottom + 5}" stroke="#444"/>'
+            f'<text x="{x:.1f}" y="{bottom + 18}" text-anchor="middle" fill="#333">{escape(f"{t:g}")}</text>'
+        )
+    legend = []
+    for i, (label, pts) in enumerate(series):
+        colour = COLOURS[i % len(COLOURS)]
+        good = [(x, y) for x, y in pts if y is not None and math.isfinite(y)]
+        if not good:
+            continue
+        at = [(LEFT + xs.position(x) * PLOT_W, bottom - ys.position(y) * PLOT_H) for x, y in good]
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
+            f'points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in at)}"/>'
+        )
+        parts += [f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>' for px, py in at]
+        legend.append((label, colour, "line"))
     _legend(parts, legend)
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -1,6 +1,8 @@
-"""The server-drawn SVG charts: axes, ticks with units, a line per series, escaping."""
+"""An agent run's line charts (leaderboard/web/plots.py, the site's one chart module): axes, ticks with
+units, a line per series, escaping."""
 
-from leaderboard.agentruns.charts import line_chart, nice_ticks, seconds_label
+from leaderboard.web.plots import axis_seconds as seconds_label
+from leaderboard.web.plots import line_chart, nice_ticks
 
 
 def test_ticks_are_round_and_cover_the_range():
@@ -32,3 +34,7 @@ def test_chart_has_axes_units_and_series():
 
 def test_empty_chart_says_so():
     assert "no steps yet" in line_chart([("x", [])], title="t", x_label="step", y_label="y")
+
+
+def test_a_zero_reads_as_zero():
+    assert seconds_label(0) == "0"
