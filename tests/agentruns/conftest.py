@@ -3,8 +3,6 @@
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "leaderboard"))
 
 import testbed  # noqa: E402
@@ -12,14 +10,4 @@ import testbed  # noqa: E402
 testbed.configure_django()
 
 
-@pytest.fixture
-def problems(db):
-    from leaderboard.problems.services import problem_sync_all
-
-    return {r.name: r for r in problem_sync_all()}
-
-
-@pytest.fixture
-def no_limits(settings):
-    settings.SUBMISSION_MAX_IN_FLIGHT = 0
-    settings.SUBMISSION_MAX_PER_HOUR = 0
+from tests.leaderboard.conftest import no_limits, problems  # noqa: E402, F401 (the platform's fixtures)

@@ -98,7 +98,6 @@ def no_limits(settings):
 def judged(problems, no_limits):
     """Makes a submission and judges it through the services with a report of the caller's choosing (no
     runner): for the selectors and the API, which read what a run left behind."""
-    from leaderboard.submissions.services import submission_claim, submission_finish
     from runner.spec import CaseResult, RunReport, Stats
 
     def make(
@@ -117,7 +116,7 @@ def judged(problems, no_limits):
             mode=mode,
             device_kind=device_kind,
         )
-        claimed = submission_claim(submission_id=submission.pk, worker="cpu@fixture")
+        claimed = testbed.claim(submission)
         stats = Stats(n=100, windows=10, mean=score_s or 1e-5, std=0.0, stderr=1e-8, min=1e-5, max=1e-5)
         cases = [
             CaseResult(id="vectoradd[size=31]", kind="test", status=public),
@@ -134,14 +133,6 @@ def judged(problems, no_limits):
             score_s=score_s,
             cases=cases,
         )
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@fixture",
-            attempt=claimed.attempts,
-            report=report,
-            started_at=claimed.started_at,
-        )
-        submission.refresh_from_db()
-        return submission
+        return testbed.finish(claimed, report)
 
     return make

@@ -83,6 +83,28 @@ def make_submission(
     )
 
 
+def claim(submission, worker: str = "cpu@fixture"):
+    """Claim the submission as a worker would; the claimed row (with its attempt and start)."""
+    from leaderboard.submissions.services import submission_claim
+
+    return submission_claim(submission_id=submission.pk, worker=worker)
+
+
+def finish(claimed, report, worker: str = "cpu@fixture"):
+    """Finish a claimed submission with a report of the test's choosing (no runner); the fresh row."""
+    from leaderboard.submissions.services import submission_finish
+
+    submission_finish(
+        submission_id=claimed.pk,
+        worker=worker,
+        attempt=claimed.attempts,
+        report=report,
+        started_at=claimed.started_at,
+    )
+    claimed.refresh_from_db()
+    return claimed
+
+
 WRONG_VECTORADD = """
 import torch
 from task import input_t, output_t

@@ -19,17 +19,7 @@ import testbed  # noqa: E402
 testbed.configure_django()
 
 
-@pytest.fixture
-def problems(db):
-    from leaderboard.problems.services import problem_sync_all
-
-    return {r.name: r for r in problem_sync_all()}
-
-
-@pytest.fixture
-def no_limits(settings):
-    settings.SUBMISSION_MAX_IN_FLIGHT = 0
-    settings.SUBMISSION_MAX_PER_HOUR = 0
+from tests.leaderboard.conftest import no_limits, problems  # noqa: E402, F401 (the platform's fixtures)
 
 
 def _user(username: str, **flags):
@@ -91,7 +81,6 @@ def submit(problems, no_limits):
 def judged(submit):
     """A submission judged through the services with a report of the test's choosing (no runner: the pages
     read what a run left behind). Timed cases carry FLOP/s and bytes/s like the runner's."""
-    from leaderboard.submissions.services import submission_claim, submission_finish
     from runner.spec import CaseResult, RunReport, Stats
 
     def make(
@@ -108,7 +97,7 @@ def judged(submit):
         case_message: str = "",
     ):
         submission = submit(user, mode=mode, device_kind=device_kind, note=str(score_s))
-        claimed = submission_claim(submission_id=submission.pk, worker="cpu@fixture")
+        claimed = testbed.claim(submission)
         stats = Stats(
             n=40,
             windows=8,
@@ -162,15 +151,7 @@ def judged(submit):
             scan=scan or [],
             isolation="isolated by the tests' imagination",
         )
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@fixture",
-            attempt=claimed.attempts,
-            report=report,
-            started_at=claimed.started_at,
-        )
-        submission.refresh_from_db()
-        return submission
+        return testbed.finish(claimed, report)
 
     return make
 
