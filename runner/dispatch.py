@@ -88,44 +88,21 @@ def execute(spec: JobSpec) -> RunReport:
         try:
             spec = dataclasses.replace(spec, sandbox=default_sandbox())
         except RuntimeError as exc:
-            return RunReport(
-                verdict=Verdict.ERROR,
-                message=str(exc),
-                problem=spec.problem,
-                mode=spec.mode,
-                device=spec.device,
-                platform_fault=True,
-            )
+            return _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
     usage = _usage_error(spec)
     if usage:
-        return RunReport(
-            verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device
-        )
+        return _verdict(spec, Verdict.REJECTED, usage)
     try:
         findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
-    except (
-        ValueError,
-        RecursionError,
-        MemoryError,
-    ):  # e.g. non-UTF-8 source: ast.parse raises; precheck explains
+    except (ValueError, RecursionError, MemoryError):  # e.g. non-UTF-8 source: precheck explains
         findings = []
     refused = precheck(spec)
     if refused:
-        report = RunReport(
-            verdict=Verdict.REJECTED,
-            message=refused,
-            problem=spec.problem,
-            mode=spec.mode,
-            device=spec.device,
-        )
-        report.scan = findings
-        return report
+        return _verdict(spec, Verdict.REJECTED, refused, scan=findings)
     try:
         sandbox = get_sandbox(spec.sandbox)
     except (ValueError, RuntimeError) as exc:
-        return RunReport(
-            verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device
-        )
+        return _verdict(spec, Verdict.ERROR, str(exc))
     run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
     try:
@@ -138,14 +115,7 @@ def execute(spec: JobSpec) -> RunReport:
         try:
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
-            report = RunReport(
-                verdict=Verdict.ERROR,
-                message=str(exc),
-                problem=spec.problem,
-                mode=spec.mode,
-                device=spec.device,
-                platform_fault=True,
-            )
+            report = _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
         else:
             report = _run_judge(spec, sandbox, job_dir, run_seed)
     finally:
@@ -153,6 +123,13 @@ def execute(spec: JobSpec) -> RunReport:
         shutil.rmtree(job_dir, ignore_errors=True)
     report.scan = findings
     return report
+
+
+def _verdict(spec: JobSpec, verdict: str, message: str, **fields: Any) -> RunReport:
+    """A report made here, without a judge: a refusal, or why the run could not start."""
+    return RunReport(
+        verdict=verdict, message=message, problem=spec.problem, mode=spec.mode, device=spec.device, **fields
+    )
 
 
 def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:

@@ -162,6 +162,17 @@ def _x_axis_line(parts: list[str], label: str) -> None:
     )
 
 
+def _x_ticks(parts: list[str], ticks: Sequence[tuple[float, str]]) -> None:
+    """Ticks along the x axis: (position from 0 to 1, label) each."""
+    bottom = TOP + PLOT_H
+    for position, text in ticks:
+        px = LEFT + position * PLOT_W
+        parts.append(
+            f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 5}" stroke="#444"/>'
+            f'<text x="{px:.1f}" y="{bottom + 18}" text-anchor="middle" fill="#333">{escape(text)}</text>'
+        )
+
+
 def _legend(parts: list[str], entries: Sequence[tuple[str, str, str]]) -> None:
     """(label, colour, shape) entries along the top right; shape is "line", "dot" or "dash"."""
     x = LEFT + PLOT_W
@@ -203,12 +214,7 @@ def record_chart(
     parts = _svg_open(title)
     _y_axis(parts, y, "best score (geometric-mean time per call)")
     _x_axis_line(parts, "time of the submission (UTC)")
-    for moment, text in x.ticks():
-        px = LEFT + x.position(moment) * PLOT_W
-        parts.append(
-            f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 5}" stroke="#444"/>'
-            f'<text x="{px:.1f}" y="{bottom + 18}" text-anchor="middle" fill="#333">{escape(text)}</text>'
-        )
+    _x_ticks(parts, [(x.position(moment), text) for moment, text in x.ticks()])
     legend = []
     for i, (label, points) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
@@ -325,13 +331,8 @@ def line_chart(
     parts = _svg_open(title)
     _y_axis(parts, ys, y_label, y_format)
     _x_axis_line(parts, x_label)
+    _x_ticks(parts, [(xs.position(t), f"{t:g}") for t in xs.ticks()])
     bottom = TOP + PLOT_H
-    for t in xs.ticks():
-        x = LEFT + xs.position(t) * PLOT_W
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{bottom}" x2="{x:.1f}" y2="{bottom + 5}" stroke="#444"/>'
-            f'<text x="{x:.1f}" y="{bottom + 18}" text-anchor="middle" fill="#333">{escape(f"{t:g}")}</text>'
-        )
     legend = []
     for i, (label, pts) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
