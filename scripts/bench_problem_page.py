@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
+
+from synthetic_traffic import fill  # scripts/, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -77,93 +77,6 @@ def main() -> int:
         admin.close()
 
 
-def fill(args) -> int:
-    """Bulk-insert the users, submissions, runs and cases; returns the id of one ranked submission."""
-    from django.utils import timezone
-
-    from leaderboard.accounts.models import User
-    from leaderboard.problems.models import Problem
-    from leaderboard.submissions.models import Run, RunCase, Source, State, Submission
-
-    version = Problem.objects.get(name="vectoradd").current_version
-    rng = random.Random(7)
-    users = User.objects.bulk_create(
-        User(username=f"user{i:04d}", is_agent=i % 10 == 0, password="!") for i in range(args.users)
-    )
-    sources = Source.objects.bulk_create(
-        (
-            Source(text=f"# submission {i}\n", sha256=f"{i:064x}", size_bytes=20)
-            for i in range(args.submissions)
-        ),
-        batch_size=2000,
-    )
-    now = timezone.now()
-    kinds = rng.choices(
-        ["cpu", "h100", "h200", "a100", "b200", "mi300x"], [5, 2, 1, 1, 0.5, 0.5], k=args.submissions
-    )
-    modes = rng.choices(["leaderboard", "benchmark", "test"], [6, 2.5, 1.5], k=args.submissions)
-    states = rng.choices(
-        [State.PASSED, State.FAILED, State.ERROR, State.FLAGGED, State.QUEUED],
-        [80, 12, 4, 1, 3],
-        k=args.submissions,
-    )
-    span_s = 30 * 86400  # a month of traffic
-    submissions = Submission.objects.bulk_create(
-        (
-            Submission(
-                user=rng.choice(users),
-                problem_version=version,
-                source=sources[i],
-                language="pytorch",
-                device_kind=kinds[i],
-                mode=modes[i],
-                state=states[i],
-                attempts=0 if states[i] == State.QUEUED else 1,
-                created_at=now - timedelta(seconds=span_s * (args.submissions - i) / args.submissions),
-            )
-            for i in range(args.submissions)
-        ),
-        batch_size=2000,
-    )
-    runs = Run.objects.bulk_create(
-        (
-            Run(
-                submission=s,
-                verdict=s.state,
-                score_s=rng.lognormvariate(-11, 0.5),
-                public_passed=s.state == State.PASSED,
-                secret_passed=s.state == State.PASSED,
-                flagged=s.state == State.FLAGGED,
-                report={"verdict": s.state},
-                worker="cpu@bench",
-                attempt=1,
-                started_at=s.created_at,
-                finished_at=s.created_at,
-            )
-            for s in submissions
-            if s.state != State.QUEUED
-        ),
-        batch_size=2000,
-    )
-    RunCase.objects.bulk_create(
-        (
-            RunCase(
-                run=r,
-                position=p,
-                case_id=f"vectoradd[size={256 << p}]",
-                kind=kind,
-                status="passed",
-                mean_s=r.score_s,
-                stats={"n": 10, "mean": r.score_s, "min": r.score_s, "max": r.score_s},
-            )
-            for r in runs
-            for p, kind in enumerate(("test", "benchmark", "secret"))
-        ),
-        batch_size=5000,
-    )
-    return next(r.submission_id for r in runs if r.verdict == State.PASSED)
-
-
 def measure(client, url: str, requests: int, before=None) -> tuple[list[float], bytes]:
     """Seconds per request; `before` runs ahead of each one, untimed."""
     for _ in range(10):  # warm up: connections, the query plans, the highlighted reference
@@ -196,7 +109,7 @@ def run(args, database: str) -> int:
     call_command("migrate", verbosity=0)
     problem_sync_all()
     started = time.perf_counter()
-    ranked_id = fill(args)
+    ranked_id = fill(n_users=args.users, n_submissions=args.submissions).ranked_id
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(
