@@ -47,6 +47,26 @@ class DesignSpace:
             out[ch.name] = value if value in ch.values else self.seed[ch.name]
         return out
 
+    @classmethod
+    def of(
+        cls,
+        problem: str,
+        device: str,
+        choices: list[Choice],
+        gpu_choices: list[Choice],
+        seed: Config,
+        render: Callable[[Config], str],
+    ) -> DesignSpace:
+        """A problem's space: its choices, and on a GPU its GPU-only ones too, seeded from `seed`."""
+        chosen = list(choices) + (list(gpu_choices) if device == "cuda" else [])
+        return cls(
+            problem=problem,
+            device=device,
+            choices=chosen,
+            seed={ch.name: seed[ch.name] for ch in chosen},
+            render_fn=render,
+        )
+
     def size(self) -> int:
         total = 1
         for ch in self.choices:
@@ -69,6 +89,10 @@ def design_space(problem: str, device: str) -> DesignSpace:
 def known_spaces() -> list[str]:
     """The problems with a design space: every module of this package."""
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+# The first lines of a rendered Triton kernel: its imports, then the decorator.
+TRITON_HEADER = ("import triton", "import triton.language as tl", "", "", "@triton.jit")
 
 
 class Source:

@@ -6,7 +6,7 @@ a variant meets the problem's tolerance is the judge's call, and failures teach 
 
 from __future__ import annotations
 
-from agents.families import Choice, Config, DesignSpace, Source
+from agents.families import TRITON_HEADER, Choice, Config, DesignSpace, Source
 
 _CHOICES = [
     Choice("op", ("matmul", "mm_out"), "a @ b, or torch.mm into the buffer c"),
@@ -35,9 +35,7 @@ SEED: Config = {
 
 
 def space(device: str) -> DesignSpace:
-    choices = list(_CHOICES) + (list(_GPU_CHOICES) if device == "cuda" else [])
-    seed = {ch.name: SEED[ch.name] for ch in choices}
-    return DesignSpace(problem="matmul", device=device, choices=choices, seed=seed, render_fn=render)
+    return DesignSpace.of("matmul", device, _CHOICES, _GPU_CHOICES, SEED, render)
 
 
 def render(c: Config) -> str:
@@ -61,11 +59,7 @@ def render(c: Config) -> str:
 
 def _triton(src: Source, c: Config) -> None:
     src(
-        "import triton",
-        "import triton.language as tl",
-        "",
-        "",
-        "@triton.jit",
+        *TRITON_HEADER,
         "def _matmul(A, B, C, M, N, K, sam, sak, sbk, sbn, scm, scn,",
         "            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr):",
         "    pid = tl.program_id(0)",

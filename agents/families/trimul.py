@@ -24,7 +24,7 @@ whole tensors. The choices below rearrange that work without changing the maths:
 
 from __future__ import annotations
 
-from agents.families import Choice, Config, DesignSpace, Source
+from agents.families import TRITON_HEADER, Choice, Config, DesignSpace, Source
 
 _CHOICES = [
     Choice("proj", ("separate", "fused"), "five projections, or one concatenated matmul"),
@@ -59,9 +59,7 @@ _NAMES = ("left_proj", "left_gate", "right_proj", "right_gate", "out_gate")
 
 
 def space(device: str) -> DesignSpace:
-    choices = list(_CHOICES) + (list(_GPU_CHOICES) if device == "cuda" else [])
-    seed = {ch.name: SEED[ch.name] for ch in choices}
-    return DesignSpace(problem="trimul", device=device, choices=choices, seed=seed, render_fn=render)
+    return DesignSpace.of("trimul", device, _CHOICES, _GPU_CHOICES, SEED, render)
 
 
 def render(c: Config) -> str:
@@ -314,11 +312,7 @@ def _output(src: Source, c: Config, whole: bool) -> None:
 
 def _triton_kernel(src: Source) -> None:
     src(
-        "import triton",
-        "import triton.language as tl",
-        "",
-        "",
-        "@triton.jit",
+        *TRITON_HEADER,
         "def _gate(P, MASK, LEFT, RIGHT, GATE, M, H, USE_MASK: tl.constexpr, BLOCK_M: tl.constexpr,",
         "          BLOCK_H: tl.constexpr):",
         "    # One block of rows: gate, mask, and write left/right hidden-major, the out-gate row-major.",

@@ -6,7 +6,7 @@ input to change it, and judges the values like any other output.
 
 from __future__ import annotations
 
-from agents.families import Choice, Config, DesignSpace, Source
+from agents.families import TRITON_HEADER, Choice, Config, DesignSpace, Source
 
 _CHOICES = [
     Choice("op", ("add", "add_out", "inplace_a"), "A + B, torch.add(out=C), or A.add_(B)"),
@@ -22,9 +22,7 @@ SEED: Config = {"op": "add", "compute": "fp16", "rows": 0, "backend": "torch", "
 
 
 def space(device: str) -> DesignSpace:
-    choices = list(_CHOICES) + (list(_GPU_CHOICES) if device == "cuda" else [])
-    seed = {ch.name: SEED[ch.name] for ch in choices}
-    return DesignSpace(problem="vectoradd", device=device, choices=choices, seed=seed, render_fn=render)
+    return DesignSpace.of("vectoradd", device, _CHOICES, _GPU_CHOICES, SEED, render)
 
 
 def render(c: Config) -> str:
@@ -33,11 +31,7 @@ def render(c: Config) -> str:
     src(f'"""vectoradd, rendered by the offline agent from the design: {desc}."""', "", "import torch")
     if c.get("backend") == "triton":
         src(
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "",
-            "@triton.jit",
+            *TRITON_HEADER,
             "def _add(A, B, C, n, BLOCK: tl.constexpr):",
             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
             "    ok = offs < n",
