@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -93,6 +94,52 @@ def submission_queue_position(*, submission: Submission) -> int | None:
         Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.id)
     )
     return ahead.count() + 1
+
+
+@dataclass(frozen=True)
+class QueueWait:
+    """What a queued submission waits for, and roughly how long."""
+
+    waiting_ahead: int  # queued submissions of its device kind that go first
+    running: int  # submissions of its device kind being judged now
+    typical_run_s: float | None  # the median judging time of recent runs of its problem and mode there
+    estimate_s: float | None  # until a worker takes it: the work ahead shared among the kind's workers
+
+
+RECENT_RUNS = 25  # finished submissions of a problem and mode that the estimate of a run's time reads
+
+
+def typical_run_seconds(*, submission: Submission) -> float | None:
+    """The median judging time of the recent finished submissions of the same problem, mode and device
+    kind; None before there is any."""
+    recent = (
+        Submission.objects.filter(
+            problem_version__problem_id=submission.problem_version.problem_id,
+            mode=submission.mode,
+            device_kind=submission.device_kind,
+            started_at__isnull=False,
+            finished_at__isnull=False,
+        )
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT_RUNS]
+    )
+    durations = [(end - start).total_seconds() for start, end in recent if end >= start]
+    return statistics.median(durations) if durations else None
+
+
+def submission_queue_wait(*, submission: Submission) -> QueueWait | None:
+    """The wait of a queued submission (None when it is not queued). An estimate: each job ahead, queued
+    or running, is taken to cost the typical run of this submission's problem and mode, and the kind's
+    workers (those judging now, at least one) to share them."""
+    position = submission_queue_position(submission=submission)
+    if position is None:
+        return None
+    running = Submission.objects.filter(state=State.RUNNING, device_kind=submission.device_kind)
+    workers = max(1, running.values("worker").distinct().count())
+    typical = typical_run_seconds(submission=submission)
+    ahead = position - 1
+    estimate = None if typical is None else typical * (ahead + running.count()) / workers
+    return QueueWait(ahead, running.count(), typical, estimate)
 
 
 _RANKINGS_GENERATION_KEY = "submissions:rankings:generation"

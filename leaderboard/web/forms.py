@@ -32,6 +32,9 @@ class SubmitForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        # A browser sends a textarea's lines ending in CRLF (the HTML standard): the source is stored as the
+        # file it came from, with LF, so that its hash matches the file's.
+        cleaned["source"] = (cleaned.get("source") or "").replace("\r\n", "\n")
         upload = cleaned.get("upload")
         if upload:
             limit = settings.SUBMISSION_MAX_SOURCE_BYTES

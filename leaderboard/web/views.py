@@ -23,7 +23,13 @@ from leaderboard.errors import NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
-from leaderboard.submissions.selectors import ranking_for_problem, source_of, submission_queue_position
+from leaderboard.submissions.selectors import (
+    ranking_for_problem,
+    source_of,
+    submission_queue_position,
+    submission_queue_wait,
+    typical_run_seconds,
+)
 from leaderboard.submissions.services import submission_create
 from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
@@ -212,11 +218,18 @@ def _status(submission) -> dict:
     run = run_of(submission)
     now = timezone.now()
     started = submission.started_at if submission.state == State.RUNNING else None
+    wait = submission_queue_wait(submission=submission)
+    typical = wait.typical_run_s if wait else typical_run_seconds(submission=submission) if started else None
     return {
         "id": submission.pk,
         "state": submission.state,
         "final": submission.is_final,
         "queue_position": submission_queue_position(submission=submission),
+        "waiting_ahead": wait.waiting_ahead if wait else None,
+        "running_now": wait.running if wait else None,
+        "wait_estimate_s": round(wait.estimate_s, 1) if wait and wait.estimate_s is not None else None,
+        # A run of this problem and mode usually takes this long: the progress bar's scale.
+        "typical_run_s": round(typical, 1) if typical is not None else None,
         "attempts": submission.attempts,
         "message": redact_paths(submission.message),
         "plan": case_counts(submission=submission),

@@ -120,3 +120,41 @@ def test_flags_show_their_evidence(client, alice, judged, floor_flag):
 def test_a_missing_submission_is_404(client, db):
     assert client.get("/submissions/999999/").status_code == 404
     assert client.get("/submissions/999999/status.json").status_code == 404
+
+
+def test_a_queued_submission_shows_the_work_ahead_and_an_estimate_from_recent_runs(
+    as_user, alice, bob, submit
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from leaderboard.submissions.models import Submission
+
+    now = timezone.now()
+    for seconds in (10, 20, 30):  # finished runs of vectoradd in test mode on the cpu: typically 20 s
+        done = submit(bob, note=f"done {seconds}")
+        Submission.objects.filter(pk=done.pk).update(
+            state="passed", started_at=now - timedelta(seconds=seconds), finished_at=now
+        )
+    running = submit(bob, note="running")
+    Submission.objects.filter(pk=running.pk).update(state="running", worker="cpu@a", started_at=now)
+    for i in range(2):
+        submit(bob, note=f"ahead {i}")
+    mine = submit(alice)
+    submit(bob, mode="leaderboard", note="another mode, behind")
+
+    body = as_user(alice).get(f"/submissions/{mine.pk}/status.json").json()
+    assert (body["queue_position"], body["waiting_ahead"], body["running_now"]) == (3, 2, 1)
+    assert body["typical_run_s"] == 20.0
+    assert body["wait_estimate_s"] == 60.0  # two queued and one running ahead, one worker, 20 s each
+    html = as_user(alice).get(f"/submissions/{mine.pk}/").content.decode()
+    assert (
+        'position <b id="live-position">3</b>' in html
+        and '<span id="live-ahead">2</span> waiting ahead' in html
+    )
+    assert 'starts in about <b id="live-wait-s">60</b> s' in html
+
+    first = submit(alice, mode="benchmark", note="no history")  # no run of this mode yet: no estimate
+    body = as_user(alice).get(f"/submissions/{first.pk}/status.json").json()
+    assert body["typical_run_s"] is None and body["wait_estimate_s"] is None

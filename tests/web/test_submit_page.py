@@ -79,3 +79,9 @@ def test_a_post_without_the_csrf_token_is_refused(alice, problems):
     client.get("/submit/")
     token = client.cookies["csrftoken"].value
     assert client.post("/submit/", _form(csrfmiddlewaretoken=token)).status_code == 302
+
+
+def test_a_pasted_source_is_stored_with_the_files_line_endings(as_user, alice, problems, no_limits):
+    as_user(alice).post("/submit/", _form(source=TEMPLATE.replace("\n", "\r\n")))
+    stored = Submission.objects.get(user=alice).source
+    assert stored.text == TEMPLATE and "\r" not in stored.text

@@ -26,13 +26,25 @@
     badge.className = "badge " + s.state;
     text("live-state", s.state);
     show("live-queue", s.queue_position !== null);
-    if (s.queue_position !== null) text("live-position", s.queue_position);
+    if (s.queue_position !== null) {
+      text("live-position", s.queue_position);
+      text("live-ahead", s.waiting_ahead);
+      text("live-running", s.running_now);
+    }
+    show("live-wait", s.wait_estimate_s !== null);
+    if (s.wait_estimate_s !== null) text("live-wait-s", Math.round(s.wait_estimate_s));
+    show("live-typical", s.typical_run_s !== null);
+    if (s.typical_run_s !== null) text("live-typical-s", Math.round(s.typical_run_s));
     show("live-elapsed", s.elapsed_s !== null);
     if (s.elapsed_s !== null) text("live-elapsed-s", Math.round(s.elapsed_s));
     var bar = document.getElementById("live-bar");
     bar.className = s.state === "running" ? "bar busy" : "bar";
-    if (s.elapsed_s !== null && s.wall_limit_s) {
-      bar.style.width = Math.min(100, 100 * s.elapsed_s / s.wall_limit_s).toFixed(1) + "%";
+    // Against a typical run of this problem and mode where one is known (it stops short of full until the
+    // verdict), else against the mode's wall-clock limit.
+    if (s.elapsed_s !== null && (s.typical_run_s || s.wall_limit_s)) {
+      var share = s.typical_run_s ? Math.min(95, 100 * s.elapsed_s / s.typical_run_s)
+                                  : Math.min(100, 100 * s.elapsed_s / s.wall_limit_s);
+      bar.style.width = share.toFixed(1) + "%";
     }
     if (s.message) {
       show("message", true);
