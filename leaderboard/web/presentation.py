@@ -23,6 +23,12 @@ class CaseRow:
     joules_per_call: float | None
 
 
+def skipped_cases(cases) -> tuple[int, str]:
+    """How many cases a run skipped and why (the first one's reason): one line on the page, not a row each."""
+    skipped = [c for c in cases if c.status == "skipped"]
+    return len(skipped), (skipped[0].message if skipped else "")
+
+
 def case_rows(cases, device_kind: str) -> list[CaseRow]:
     peak = DEVICE_KINDS.get(device_kind)
     rows = []

@@ -44,6 +44,7 @@ from leaderboard.web.presentation import (
     public_env,
     redact_paths,
     report_text,
+    skipped_cases,
     status_counts,
 )
 from leaderboard.web.selectors import (
@@ -280,7 +281,10 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "run": run,
         "report": report,
         "report_text": report_text(report) if run else "",
-        "case_rows": case_rows(cases, submission.device_kind),
+        "case_rows": case_rows([c for c in cases if c.status != "skipped"], submission.device_kind),
+        "skipped": skipped_cases(cases),
+        # Timing columns only where a case was timed: a test-mode run has none.
+        "timed": any(c.stats for c in cases),
         "counts": status_counts(cases),
         "chart": case_chart(timed) if timed else None,
         "peak": DEVICE_KINDS.get(submission.device_kind),

@@ -95,6 +95,7 @@ def judged(submit):
         scan: list | None = None,
         env: dict | None = None,
         case_message: str = "",
+        skipped: int = 0,
     ):
         submission = submit(user, mode=mode, device_kind=device_kind, note=str(score_s))
         claimed = testbed.claim(submission)
@@ -130,6 +131,15 @@ def judged(submit):
                     id="vectoradd[size=256]", kind="secret", status=timed_status, stats=stats, floor_s=3.6e-6
                 )
             )
+        cases += [
+            CaseResult(
+                id=f"vectoradd[size={512 << i}]",
+                kind="secret",
+                status="skipped",
+                message="skipped: an earlier case failed",
+            )
+            for i in range(skipped)
+        ]
         report = RunReport(
             verdict=verdict,
             message="" if verdict == "passed" else f"it was {verdict}",

@@ -158,3 +158,19 @@ def test_a_queued_submission_shows_the_work_ahead_and_an_estimate_from_recent_ru
     first = submit(alice, mode="benchmark", note="no history")  # no run of this mode yet: no estimate
     body = as_user(alice).get(f"/submissions/{first.pk}/status.json").json()
     assert body["typical_run_s"] is None and body["wait_estimate_s"] is None
+
+
+def test_a_test_mode_run_shows_no_empty_timing_columns(as_user, alice, judged):
+    html = as_user(alice).get(f"/submissions/{judged(alice, mode='test').pk}/").content.decode()
+    assert "<td>vectoradd[size=31]</td>" in html and "Time per call" not in html and "Floor</th>" not in html
+    timed = as_user(alice).get(f"/submissions/{judged(alice, score_s=2e-3).pk}/").content.decode()
+    assert "Time per call" in timed and "Floor</th>" in timed
+
+
+def test_skipped_cases_are_one_line_with_the_reason(client, alice, judged):
+    submission = judged(alice, verdict="failed", case_message="wrong output on call 0", skipped=11)
+    html = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert (
+        html.count('class="case-skipped"') == 1 and "11 cases skipped</span>: an earlier case failed" in html
+    )
+    assert "<td>vectoradd[size=1024]</td>" not in html  # no row of its own (the text report keeps them)
