@@ -14,7 +14,9 @@ from agents.runs import POLICIES, LLMOptions, make_run
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents", description="Run a TTT-Discover agent on a problem.")
+    ap = argparse.ArgumentParser(
+        prog="python -m agents", description="Run a TTT-Discover agent on a problem."
+    )
     ap.add_argument("--problem", required=True)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--policy", default="offline", choices=POLICIES)
@@ -33,16 +35,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--endpoint-model", default=None)
     ap.add_argument("--max-new-tokens", type=int, default=1024)
     a = ap.parse_args(argv)
-    llm = LLMOptions(endpoint=a.endpoint, endpoint_model=a.endpoint_model, model=a.model, gguf_file=a.gguf_file,
-                     max_new_tokens=a.max_new_tokens)
-    run = make_run(a.problem, a.device, a.policy, steps=a.steps, groups=a.groups, rollouts=a.rollouts, seed=a.seed,
-                   variant=a.variant, out_dir=a.out, sandbox=a.sandbox, case_budget_s=a.case_budget,
-                   workers=a.workers, llm=llm)
+    llm = LLMOptions(
+        endpoint=a.endpoint,
+        endpoint_model=a.endpoint_model,
+        model=a.model,
+        gguf_file=a.gguf_file,
+        max_new_tokens=a.max_new_tokens,
+    )
+    run = make_run(
+        a.problem,
+        a.device,
+        a.policy,
+        steps=a.steps,
+        groups=a.groups,
+        rollouts=a.rollouts,
+        seed=a.seed,
+        variant=a.variant,
+        out_dir=a.out,
+        sandbox=a.sandbox,
+        case_budget_s=a.case_budget,
+        workers=a.workers,
+        llm=llm,
+    )
 
     def log(r, d):
         best = f"{r.best_runtime_s * 1e3:.3f} ms" if r.best_runtime_s else "-"
-        print(f"step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, {r.passed}/{r.candidates} "
-              f"passed, best {best} ({r.best_reward:.2f}x the reference), {r.seconds:.0f} s", flush=True)
+        print(
+            f"step {r.step}: mean reward {r.mean_reward:.3f}, max {r.max_reward:.3f}, {r.passed}/{r.candidates} "
+            f"passed, best {best} ({r.best_reward:.2f}x the reference), {r.seconds:.0f} s",
+            flush=True,
+        )
 
     best = run.run(on_step=log)
     if best is None:

@@ -88,7 +88,9 @@ class Archive:
         key = code_key(code)
         if key in self._keys:
             return None
-        s = State(id=self._new_id(), code=code, reward=reward, runtime_s=runtime_s, seed=True, meta=meta or {})
+        s = State(
+            id=self._new_id(), code=code, reward=reward, runtime_s=runtime_s, seed=True, meta=meta or {}
+        )
         self.states[s.id] = s
         self._keys[key] = s.id
         return s

@@ -59,7 +59,7 @@ def confirm(verifier: RunnerVerifier, reference_code: str, rows: list[dict], rou
     codes = list(dict.fromkeys([reference_code] + [r["best_code"] for r in rows if r["best_code"]]))
     times: dict[str, list[float]] = {c: [] for c in codes}
     for k in range(rounds):
-        order = codes[k % len(codes):] + codes[: k % len(codes)]
+        order = codes[k % len(codes) :] + codes[: k % len(codes)]
         for code, ev in zip(order, verifier.evaluate(order, step_secret(4242 + k, 10_000)), strict=True):
             if ev.passed:
                 times[code].append(ev.score_s)
@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
     ap.add_argument("--workers", type=int, default=1, help="runner jobs at once (timing noise grows)")
     ap.add_argument("--no-share", action="store_true", help="judge identical code again in every run")
-    ap.add_argument("--no-confirm", action="store_true", help="skip re-judging the bests beside the reference")
+    ap.add_argument(
+        "--no-confirm", action="store_true", help="skip re-judging the bests beside the reference"
+    )
     ap.add_argument("--confirm-rounds", type=int, default=3, help="head-to-head rounds at the end")
     ap.add_argument("--out", default=None, help="folder for each run's saved state and results.json")
     args = ap.parse_args(argv)
@@ -119,15 +121,31 @@ def main(argv: list[str] | None = None) -> int:
     reference_code = None
     for seed in range(args.seeds):
         for method in methods:
-            verifier = shared if shared is not None else RunnerVerifier(
-                args.problem, args.device, sandbox=args.sandbox, case_budget_s=args.case_budget, workers=args.workers
+            verifier = (
+                shared
+                if shared is not None
+                else RunnerVerifier(
+                    args.problem,
+                    args.device,
+                    sandbox=args.sandbox,
+                    case_budget_s=args.case_budget,
+                    workers=args.workers,
+                )
             )
             if shared is not None:
                 shared.judged = 0
             out_dir = Path(args.out) / f"{method}-seed{seed}" if args.out else None
             run = make_run(
-                args.problem, args.device, "offline", steps=steps, groups=args.groups, rollouts=args.per_group,
-                seed=seed, variant=method, out_dir=out_dir, verifier=verifier,
+                args.problem,
+                args.device,
+                "offline",
+                steps=steps,
+                groups=args.groups,
+                rollouts=args.per_group,
+                seed=seed,
+                variant=method,
+                out_dir=out_dir,
+                verifier=verifier,
             )
             t0 = time.monotonic()
             best = run.run(
@@ -157,15 +175,24 @@ def main(argv: list[str] | None = None) -> int:
             )
     if results and not args.no_confirm:
         confirm(inner, reference_code, results, args.confirm_rounds)
-    print(f"\nreference (seed design): {_fmt_s(unit_s)}; runner jobs: {inner.judged}; "
-          f"wall time {time.monotonic() - started:.0f} s")
-    print(f"{'method':>18}  " + "  ".join(f"seed {s:<11}" for s in range(args.seeds))
-          + "  geo-mean speed-up (searched / head to head)")
+    print(
+        f"\nreference (seed design): {_fmt_s(unit_s)}; runner jobs: {inner.judged}; "
+        f"wall time {time.monotonic() - started:.0f} s"
+    )
+    print(
+        f"{'method':>18}  "
+        + "  ".join(f"seed {s:<11}" for s in range(args.seeds))
+        + "  geo-mean speed-up (searched / head to head)"
+    )
     for method in methods:
         rows = [r for r in results if r["method"] == method]
-        cells = "  ".join(f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows)
-        print(f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
-              f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x")
+        cells = "  ".join(
+            f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows
+        )
+        print(
+            f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
+            f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x"
+        )
     if "ttt-discover" in methods and "best-of-n" in methods:
         ttt = [r for r in results if r["method"] == "ttt-discover"]
         bon = [r for r in results if r["method"] == "best-of-n"]
@@ -174,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"TTT-Discover beats best-of-N on {wins} of {args.seeds} seeds ({what})")
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "results.json").write_text(json.dumps({"unit_s": unit_s, "runs": results}, indent=1))
+        (Path(args.out) / "results.json").write_text(
+            json.dumps({"unit_s": unit_s, "runs": results}, indent=1)
+        )
     return 0
 
 

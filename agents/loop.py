@@ -137,7 +137,9 @@ class Discovery:
             raise RuntimeError("no seed passed the judge: " + "; ".join(ev.message for ev in results))
         for (code, meta), ev in zip(self.seed_sources, results, strict=True):
             if ev.passed:
-                self.archive.add_seed(code, reward_of(ev.score_s, True, self.verifier.unit_s), ev.score_s, meta)
+                self.archive.add_seed(
+                    code, reward_of(ev.score_s, True, self.verifier.unit_s), ev.score_s, meta
+                )
         self.save()
 
     def _starts(self) -> list[State]:
@@ -251,8 +253,14 @@ class Discovery:
         assert self.out_dir
         run = json.loads((self.out_dir / "run.json").read_text())
         saved = RunConfig.from_dict(run["config"])
-        if (saved.problem, saved.device, saved.seed) != (self.config.problem, self.config.device, self.config.seed):
-            raise ValueError(f"{self.out_dir} holds a run of {saved.problem} on {saved.device} with seed {saved.seed}")
+        if (saved.problem, saved.device, saved.seed) != (
+            self.config.problem,
+            self.config.device,
+            self.config.seed,
+        ):
+            raise ValueError(
+                f"{self.out_dir} holds a run of {saved.problem} on {saved.device} with seed {saved.seed}"
+            )
         self.archive = Archive.from_dict(json.loads((self.out_dir / "archive.json").read_text()))
         self.policy.load_state_dict(json.loads((self.out_dir / "policy.json").read_text()))
         self.verifier.unit_s = run["unit_s"]

@@ -83,7 +83,8 @@ class OfflinePolicy:
         row = self._index(start or self.space.seed)
         return {
             ch.name: {
-                str(v): float(p) for v, p in zip(ch.values, torch.softmax(self.logits[i][row[i]], 0), strict=True)
+                str(v): float(p)
+                for v, p in zip(ch.values, torch.softmax(self.logits[i][row[i]], 0), strict=True)
             }
             for i, ch in enumerate(self.space.choices)
         }

@@ -48,7 +48,13 @@ def seeds_for(problem: str, device: str, policy: str) -> list[tuple[str, dict[st
 
 
 def make_policy(
-    policy: str, problem: str, device: str, seed: int, train: bool, out_dir: Path | None, llm: LLMOptions | None
+    policy: str,
+    problem: str,
+    device: str,
+    seed: int,
+    train: bool,
+    out_dir: Path | None,
+    llm: LLMOptions | None,
 ) -> Any:
     if policy == "offline":
         from agents.families import design_space
@@ -69,21 +75,35 @@ def make_policy(
         torch.manual_seed(seed)
         model, tokenizer = llm_policy.load_local_model(llm.model, llm.gguf_file)
         policy_obj = llm_policy.local_policy(
-            model, tokenizer, adapters, statement, rank=llm.rank, lr=llm.lr,
-            max_new_tokens=llm.max_new_tokens, temperature=llm.temperature, train=train,
+            model,
+            tokenizer,
+            adapters,
+            statement,
+            rank=llm.rank,
+            lr=llm.lr,
+            max_new_tokens=llm.max_new_tokens,
+            temperature=llm.temperature,
+            train=train,
         )
         if llm.endpoint:  # sample from the server (which loads each new adapter), train here
             policy_obj.sampler = llm_policy.HTTPSampler(
-                llm.endpoint, llm.endpoint_model or "default", temperature=llm.temperature,
+                llm.endpoint,
+                llm.endpoint_model or "default",
+                temperature=llm.temperature,
                 max_tokens=llm.max_new_tokens,
             )
         return policy_obj
     if llm.endpoint:
         sampler = llm_policy.HTTPSampler(
-            llm.endpoint, llm.endpoint_model or "default", temperature=llm.temperature, max_tokens=llm.max_new_tokens
+            llm.endpoint,
+            llm.endpoint_model or "default",
+            temperature=llm.temperature,
+            max_tokens=llm.max_new_tokens,
         )
         return llm_policy.LLMPolicy(sampler, None, None, statement=statement, train=False)
-    raise ValueError("the llm policy needs --model (a local model folder) or --endpoint (an OpenAI-compatible URL)")
+    raise ValueError(
+        "the llm policy needs --model (a local model folder) or --endpoint (an OpenAI-compatible URL)"
+    )
 
 
 def make_run(
@@ -108,6 +128,8 @@ def make_run(
     )
     out = Path(out_dir) if out_dir else None
     if verifier is None:
-        verifier = RunnerVerifier(problem, device, sandbox=sandbox, case_budget_s=case_budget_s, workers=workers)
+        verifier = RunnerVerifier(
+            problem, device, sandbox=sandbox, case_budget_s=case_budget_s, workers=workers
+        )
     pol = make_policy(policy, problem, device, seed, config.train, out, llm)
     return Discovery(config, pol, verifier, seeds_for(problem, device, policy), out_dir=out)

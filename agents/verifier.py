@@ -150,7 +150,9 @@ class LocalVerifier:
         self.reference = self.problem.load_reference()
         self.device = device
         self.repeats = repeats
-        self.cases = [c for c in self.problem.cases("benchmark", device) if case_filter is None or case_filter(c)]
+        self.cases = [
+            c for c in self.problem.cases("benchmark", device) if case_filter is None or case_filter(c)
+        ]
         self.unit_s = unit_s
         self.threads = threads
         self.judged = 0

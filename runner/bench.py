@@ -1,13 +1,13 @@
 """Benchmarks of the judge itself; they print figures (docs/benchmarks.md keeps them).
 
-    python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
-        For each problem's reference, run as a submission: the judge's per-call time against an in-process
-        timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case: on one warm
-        input, with the hand-over of the output, and cold (rotating through inputs larger than the cache,
-        as the judge's fresh input per call does); and the spread (coefficient of variation) of the
-        leaderboard score over --runs runs.
-    python -m runner.bench floor
-        Measures this CPU's copy bandwidth and fp32 matmul FLOP/s, for the CPU row of runner/floors.py.
+python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
+    For each problem's reference, run as a submission: the judge's per-call time against an in-process
+    timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case: on one warm
+    input, with the hand-over of the output, and cold (rotating through inputs larger than the cache,
+    as the judge's fresh input per call does); and the spread (coefficient of variation) of the
+    leaderboard score over --runs runs.
+python -m runner.bench floor
+    Measures this CPU's copy bandwidth and fp32 matmul FLOP/s, for the CPU row of runner/floors.py.
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ def independent_time(problem, case, device: str, threads: int, hand_over: bool, 
     first = ref.generate_input(**case.params, seed=case.seed, device=device)
     per_call = arena_bytes(first) * (2 if hand_over else 1)
     count = max(2, min(64, -(-COLD_BYTES // max(per_call, 1)))) if cold else 1
-    datas = [first] + [ref.generate_input(**case.params, seed=case.seed + i, device=device) for i in range(1, count)]
+    datas = [first] + [
+        ref.generate_input(**case.params, seed=case.seed + i, device=device) for i in range(1, count)
+    ]
     sample = tensors_of(ref.ref_kernel(first))
     slots = [[torch.empty_like(t) for t in sample] for _ in datas] if hand_over else None
     turn = itertools.count()
@@ -72,17 +74,29 @@ def independent_time(problem, case, device: str, threads: int, hand_over: bool, 
 
 def fidelity(args) -> None:
     names = args.problems.split(",") if args.problems else list_problems()
-    print(f"fidelity on {args.device}: judge per-call mean / independent measurement, and score spread over {args.runs} runs")
-    print(f"{'case':44s} {'judge':>10s} {'timeit':>10s} {'ratio':>6s} {'+hand-over':>11s} {'ratio':>6s}"
-          f" {'cold+hand-over':>15s} {'ratio':>6s}")
+    print(
+        f"fidelity on {args.device}: judge per-call mean / independent measurement, and score spread over {args.runs} runs"
+    )
+    print(
+        f"{'case':44s} {'judge':>10s} {'timeit':>10s} {'ratio':>6s} {'+hand-over':>11s} {'ratio':>6s}"
+        f" {'cold+hand-over':>15s} {'ratio':>6s}"
+    )
     for name in names:
         problem = load_problem(name)
         source = reference_as_submission(name)
         scores = []
         reports = []
         for _ in range(args.runs):
-            report = execute(JobSpec(problem=name, source=source, mode="leaderboard", device=args.device,
-                                     threads=args.threads, case_budget_s=args.case_budget))
+            report = execute(
+                JobSpec(
+                    problem=name,
+                    source=source,
+                    mode="leaderboard",
+                    device=args.device,
+                    threads=args.threads,
+                    case_budget_s=args.case_budget,
+                )
+            )
             if report.verdict != "passed":
                 print(f"{name}: the reference did not pass: {report.verdict}: {report.message}")
                 break
@@ -99,8 +113,10 @@ def fidelity(args) -> None:
             handed = independent_time(problem, case, args.device, args.threads, hand_over=True)
             cold = independent_time(problem, case, args.device, args.threads, hand_over=True, cold=True)
             note = "" if cold >= (1e-3 if args.device == "cpu" else 1e-4) else "  (below the target's size)"
-            print(f"{case.id:44s} {judged * 1e3:8.3f}ms {alone * 1e3:8.3f}ms {judged / alone:6.3f}"
-                  f" {handed * 1e3:9.3f}ms {judged / handed:6.3f} {cold * 1e3:13.3f}ms {judged / cold:6.3f}{note}")
+            print(
+                f"{case.id:44s} {judged * 1e3:8.3f}ms {alone * 1e3:8.3f}ms {judged / alone:6.3f}"
+                f" {handed * 1e3:9.3f}ms {judged / handed:6.3f} {cold * 1e3:13.3f}ms {judged / cold:6.3f}{note}"
+            )
         print(summary_line(name, reports))
 
 

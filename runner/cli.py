@@ -16,17 +16,26 @@ from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec, Verdict
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m runner", description="Judge a kernel as the leaderboard does.")
+    parser = argparse.ArgumentParser(
+        prog="python -m runner", description="Judge a kernel as the leaderboard does."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="judge a submission")
     run.add_argument("problem", help=f"one of: {', '.join(list_problems())}")
     run.add_argument("submission", type=Path, help="a Python file that defines custom_kernel(data)")
     run.add_argument("--mode", choices=MODES, default="test")
     run.add_argument("--device", choices=DEVICES, default="cpu")
-    run.add_argument("--sandbox", choices=SANDBOXES, default="",
-                     help="bwrap, docker or none (default: what the platform uses: RUNNER_SANDBOX, else bwrap)")
-    run.add_argument("--allow-unisolated", action="store_true",
-                     help="let leaderboard mode run with --sandbox none (for the runner's own tests)")
+    run.add_argument(
+        "--sandbox",
+        choices=SANDBOXES,
+        default="",
+        help="bwrap, docker or none (default: what the platform uses: RUNNER_SANDBOX, else bwrap)",
+    )
+    run.add_argument(
+        "--allow-unisolated",
+        action="store_true",
+        help="let leaderboard mode run with --sandbox none (for the runner's own tests)",
+    )
     run.add_argument("--threads", type=int, default=1, help="CPU threads of the contestant (default 1)")
     run.add_argument("--seed", type=int, default=None, help="the run seed (default: a fresh secret one)")
     run.add_argument("--case-budget", type=float, default=None, help="timed seconds per benchmark case")
@@ -42,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(list_problems()))
         return 0
     if args.problem not in list_problems():
-        parser.error(f"there is no problem called {args.problem!r}; the problems are: {', '.join(list_problems())}")
+        parser.error(
+            f"there is no problem called {args.problem!r}; the problems are: {', '.join(list_problems())}"
+        )
     try:
         raw = args.submission.read_bytes()
     except OSError as exc:

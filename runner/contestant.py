@@ -60,11 +60,17 @@ def hint(exc: BaseException, data: Any, device: str) -> str:
     unpacking = "values to unpack" in text or "cannot unpack" in text
     if data is not None and isinstance(exc, (ValueError, TypeError)) and unpacking:
         return f"; for this problem `data` is {describe_data(data)}"
-    cuda_only = ("Torch not compiled with CUDA enabled", "Found no NVIDIA driver", "no CUDA GPUs are available",
-                 "CUDA driver initialization failed")
+    cuda_only = (
+        "Torch not compiled with CUDA enabled",
+        "Found no NVIDIA driver",
+        "no CUDA GPUs are available",
+        "CUDA driver initialization failed",
+    )
     if device == "cpu" and any(sign in text for sign in cuda_only):
-        return ("; this run is on the CPU: create tensors on the inputs' device (`x.device`) instead of "
-                "calling .cuda() or naming device='cuda'")
+        return (
+            "; this run is on the CPU: create tensors on the inputs' device (`x.device`) instead of "
+            "calling .cuda() or naming device='cuda'"
+        )
     return ""
 
 
@@ -101,7 +107,9 @@ class Harness:
         if fds:
             self.arena = CpuArena.attach(fds[0])
             self.old_arenas.append(self.arena)
-        self.inputs = [replace_tensors(s, lambda r: open_ref(r, self.arena), TensorRef) for s in message["inputs"]]
+        self.inputs = [
+            replace_tensors(s, lambda r: open_ref(r, self.arena), TensorRef) for s in message["inputs"]
+        ]
         self.outputs = [[open_ref(r, self.arena) for r in refs] for refs in message["outputs"]]
         self.output_dtype = message.get("output_dtype", "exact")
 
@@ -133,8 +141,14 @@ class Harness:
             if out.device.type != want.device.type:
                 raise OutputError(f"{which} returned a tensor on {out.device}; expected {want.device.type}")
             alias = next(
-                (j for j, t in enumerate(inputs) if t.data_ptr() == out.data_ptr() and t.shape == out.shape
-                 and t.dtype == out.dtype and out.is_contiguous()),
+                (
+                    j
+                    for j, t in enumerate(inputs)
+                    if t.data_ptr() == out.data_ptr()
+                    and t.shape == out.shape
+                    and t.dtype == out.dtype
+                    and out.is_contiguous()
+                ),
                 None,
             )
             if alias is None:
@@ -216,7 +230,9 @@ def main() -> None:
                 where = f" (line {tb.tb_lineno})"
             tb = tb.tb_next
         reason = str(exc) if isinstance(exc, LookupError) else f"{type(exc).__name__}: {exc}"
-        reason += where + (MISSING_MODULE if isinstance(exc, ModuleNotFoundError) else hint(exc, None, harness.device))
+        reason += where + (
+            MISSING_MODULE if isinstance(exc, ModuleNotFoundError) else hint(exc, None, harness.device)
+        )
         channel.send_reply({"ok": False, "import": True, "error": reason})
         return
     channel.send_reply({"ok": True, "stage": "ready", "torch": torch.__version__})

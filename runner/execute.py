@@ -44,13 +44,17 @@ def precheck(spec: JobSpec) -> str | None:
         return f"syntax error on line {exc.lineno}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"the submission cannot be parsed: {exc}"
-    names = {
-        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    } | {
-        t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)
-    } | {
-        (a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names
-    }
+    names = (
+        {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        | {
+            t.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
+        | {(a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names}
+    )
     if "custom_kernel" not in names:
         return "the submission defines no function custom_kernel(data)"
     return None
@@ -66,8 +70,10 @@ def _usage_error(spec: JobSpec) -> str | None:
     if not 1 <= spec.threads <= (os.cpu_count() or 1):
         return f"--threads must be between 1 and this machine's {os.cpu_count()} cores; got {spec.threads}"
     if spec.sandbox == "none" and spec.mode == "leaderboard" and not spec.allow_unisolated:
-        return ("leaderboard mode needs a sandbox (bwrap or docker): `none` runs the kernel unisolated and "
-                "is for unit tests only")
+        return (
+            "leaderboard mode needs a sandbox (bwrap or docker): `none` runs the kernel unisolated and "
+            "is for unit tests only"
+        )
     return None
 
 
@@ -76,24 +82,44 @@ def execute(spec: JobSpec) -> RunReport:
         try:
             spec = dataclasses.replace(spec, sandbox=default_sandbox())
         except RuntimeError as exc:
-            return RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode,
-                             device=spec.device, platform_fault=True)
+            return RunReport(
+                verdict=Verdict.ERROR,
+                message=str(exc),
+                problem=spec.problem,
+                mode=spec.mode,
+                device=spec.device,
+                platform_fault=True,
+            )
     usage = _usage_error(spec)
     if usage:
-        return RunReport(verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device)
+        return RunReport(
+            verdict=Verdict.REJECTED, message=usage, problem=spec.problem, mode=spec.mode, device=spec.device
+        )
     try:
         findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
-    except (ValueError, RecursionError, MemoryError):  # e.g. non-UTF-8 source: ast.parse raises; precheck explains
+    except (
+        ValueError,
+        RecursionError,
+        MemoryError,
+    ):  # e.g. non-UTF-8 source: ast.parse raises; precheck explains
         findings = []
     refused = precheck(spec)
     if refused:
-        report = RunReport(verdict=Verdict.REJECTED, message=refused, problem=spec.problem, mode=spec.mode, device=spec.device)
+        report = RunReport(
+            verdict=Verdict.REJECTED,
+            message=refused,
+            problem=spec.problem,
+            mode=spec.mode,
+            device=spec.device,
+        )
         report.scan = findings
         return report
     try:
         sandbox = get_sandbox(spec.sandbox)
     except (ValueError, RuntimeError) as exc:
-        return RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device)
+        return RunReport(
+            verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode, device=spec.device
+        )
     run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
     try:
@@ -106,8 +132,14 @@ def execute(spec: JobSpec) -> RunReport:
         try:
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
-            report = RunReport(verdict=Verdict.ERROR, message=str(exc), problem=spec.problem, mode=spec.mode,
-                               device=spec.device, platform_fault=True)
+            report = RunReport(
+                verdict=Verdict.ERROR,
+                message=str(exc),
+                problem=spec.problem,
+                mode=spec.mode,
+                device=spec.device,
+                platform_fault=True,
+            )
         else:
             report = _run_judge(spec, sandbox, job_dir, run_seed)
     finally:
@@ -120,9 +152,15 @@ def execute(spec: JobSpec) -> RunReport:
 def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     key = seal.new_key()
-    request = {"spec": {**spec.__dict__, "secret_seed": None}, "job_dir": str(job_dir), "run_seed": run_seed,
-               "key": key.hex()}
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))}
+    request = {
+        "spec": {**spec.__dict__, "secret_seed": None},
+        "job_dir": str(job_dir),
+        "run_seed": run_seed,
+        "key": key.hex(),
+    }
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))
+    }
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
     with _not_dumpable():  # the key lives here too: no process of the contestant may read this one's memory
@@ -130,16 +168,23 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
     base = {"problem": spec.problem, "mode": spec.mode, "device": spec.device, "isolation": sandbox.note}
     if run.timed_out:
         return RunReport(
-            verdict=Verdict.TIMEOUT, message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
-            limits=limits.to_dict(), **base,
+            verdict=Verdict.TIMEOUT,
+            message=f"the job ran past its wall-clock limit of {limits.wall_s:g} s",
+            limits=limits.to_dict(),
+            **base,
         )
     stream = seal.read(key, run.out)
     tail = "\n".join(run.err.decode(errors="replace").strip().splitlines()[-12:])
     if not stream.started:  # the judge failed before any submission code ran: nothing to say about it
         return RunReport(
-            verdict=Verdict.ERROR, message="the judge failed to start; this is a fault of the platform, not of "
-            f"the submission{': ' + tail.splitlines()[-1] if tail else ''}", logs=tail, limits={"elapsed_s": time.monotonic() - started}, platform_fault=True,
-            cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")], **base,
+            verdict=Verdict.ERROR,
+            message="the judge failed to start; this is a fault of the platform, not of "
+            f"the submission{': ' + tail.splitlines()[-1] if tail else ''}",
+            logs=tail,
+            limits={"elapsed_s": time.monotonic() - started},
+            platform_fault=True,
+            cases=[CaseResult(id=spec.problem, kind="run", status="error", message="judge failed")],
+            **base,
         )
     why = stream.problem
     if stream.report is not None and run.returncode != 0:
@@ -150,8 +195,14 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
         # Signed `started`, then no believable report: the contestant was running, and it is the only party
         # that could have stopped, killed or written over the judge. Its verdict, not a platform fault.
         message = f"the run ended without a valid report from the judge: {why}"
-        return RunReport(verdict=Verdict.ERROR, message=message, limits=limits.to_dict(), logs=tail, **base,
-                         cases=[CaseResult(id=spec.problem, kind="run", status="error", message=message)])
+        return RunReport(
+            verdict=Verdict.ERROR,
+            message=message,
+            limits=limits.to_dict(),
+            logs=tail,
+            **base,
+            cases=[CaseResult(id=spec.problem, kind="run", status="error", message=message)],
+        )
     report = RunReport.from_dict(json.loads(stream.report))
     report.message = name_limit(report.message, limits)
     return report

@@ -21,11 +21,21 @@ class DevicePeak:
 
 
 PEAKS = {
-    "h100": DevicePeak("NVIDIA H100 SXM5", 3.35e12, 989e12, "NVIDIA H100 datasheet: 3.35 TB/s HBM3, 989 TFLOPS fp16 dense"),
-    "h200": DevicePeak("NVIDIA H200 SXM", 4.8e12, 989e12, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e, 989 TFLOPS fp16 dense"),
-    "a100": DevicePeak("NVIDIA A100 80GB SXM", 2.039e12, 312e12, "NVIDIA A100 datasheet: 2,039 GB/s, 312 TFLOPS fp16 dense"),
-    "b200": DevicePeak("NVIDIA B200", 8.0e12, 2.25e15, "NVIDIA B200 datasheet: 8 TB/s HBM3e, 2.25 PFLOPS fp16 dense"),
-    "mi300x": DevicePeak("AMD Instinct MI300X", 5.3e12, 1.307e15, "AMD MI300X datasheet: 5.3 TB/s, 1,307 TFLOPS fp16 dense"),
+    "h100": DevicePeak(
+        "NVIDIA H100 SXM5", 3.35e12, 989e12, "NVIDIA H100 datasheet: 3.35 TB/s HBM3, 989 TFLOPS fp16 dense"
+    ),
+    "h200": DevicePeak(
+        "NVIDIA H200 SXM", 4.8e12, 989e12, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e, 989 TFLOPS fp16 dense"
+    ),
+    "a100": DevicePeak(
+        "NVIDIA A100 80GB SXM", 2.039e12, 312e12, "NVIDIA A100 datasheet: 2,039 GB/s, 312 TFLOPS fp16 dense"
+    ),
+    "b200": DevicePeak(
+        "NVIDIA B200", 8.0e12, 2.25e15, "NVIDIA B200 datasheet: 8 TB/s HBM3e, 2.25 PFLOPS fp16 dense"
+    ),
+    "mi300x": DevicePeak(
+        "AMD Instinct MI300X", 5.3e12, 1.307e15, "AMD MI300X datasheet: 5.3 TB/s, 1,307 TFLOPS fp16 dense"
+    ),
     # Measured on the idle 2-core development machine (AMD EPYC): 33.9 GB/s copy, 100 GFLOP/s fp32 matmul
     # (docs/benchmarks.md), times 8 so that a larger CPU is not flagged.
     "cpu": DevicePeak("CPU", 8 * 33.9e9, 8 * 100e9, "measured by python -m runner.bench floor, x8 margin"),

@@ -58,8 +58,12 @@ def main() -> None:
     except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
         traceback.print_exc()
         report = RunReport(
-            verdict=Verdict.ERROR, message=f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
-            "the platform, not of the submission", problem=spec.problem, mode=spec.mode, device=spec.device,
+            verdict=Verdict.ERROR,
+            message=f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
+            "the platform, not of the submission",
+            problem=spec.problem,
+            mode=spec.mode,
+            device=spec.device,
             platform_fault=True,
         )
     payload = report.to_json().encode()
@@ -71,8 +75,12 @@ def main() -> None:
 def run_job(spec: JobSpec, job_dir: Path, run_seed: int) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     job = Job(
-        dir=job_dir, submission=job_dir / spec.filename, scratch=job_dir / "scratch",
-        device=spec.device, threads=spec.threads, limits=limits,
+        dir=job_dir,
+        submission=job_dir / spec.filename,
+        scratch=job_dir / "scratch",
+        device=spec.device,
+        threads=spec.threads,
+        limits=limits,
     )
     contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch

@@ -120,7 +120,9 @@ class Judge:
         runtime = self.contestant.receive(self.limits.import_s, "starting the contestant")
         if runtime.get("ok") is not True:
             self.platform_fault = True
-            raise Stop(Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform")
+            raise Stop(
+                Verdict.ERROR, "the contestant's runtime failed to start; this is a fault of the platform"
+            )
         # The contestant waits for the word to import: what is counted and calibrated now is the runtime's own.
         self.threads["runtime"] = self.threads_now()
         self._freeze()
@@ -198,9 +200,16 @@ class Judge:
         return CaseLayout(ins, outs, expected, keep=keep), self._case_message(in_refs, out_refs), ()
 
     def _case_message(self, in_refs: list[Any], out_refs: list[Any]) -> dict[str, Any]:
-        return {"op": "case", "inputs": in_refs, "outputs": out_refs, "output_dtype": self.problem.output_dtype}
+        return {
+            "op": "case",
+            "inputs": in_refs,
+            "outputs": out_refs,
+            "output_dtype": self.problem.output_dtype,
+        }
 
-    def window(self, lay: CaseLayout, datas: list[Any], case: Case) -> tuple[float, float | None, list[Any], float | None]:
+    def window(
+        self, lay: CaseLayout, datas: list[Any], case: Case
+    ) -> tuple[float, float | None, list[Any], float | None]:
         """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU
         only), per call (outputs, aliases, inputs) as they were at done, joules)."""
         k = len(datas)
@@ -247,17 +256,24 @@ class Judge:
         self.threads["most"] = max(self.threads.get("most", 0), self.threads_now())
         return elapsed, cpu, outputs, joules
 
-    def _aliases(self, reply: dict[str, Any], k: int, n_outputs: int, n_inputs: int, case: Case) -> list[list]:
+    def _aliases(
+        self, reply: dict[str, Any], k: int, n_outputs: int, n_inputs: int, case: Case
+    ) -> list[list]:
         """Per call, per output: the input tensor it is (the kernel wrote the answer into it and returned
         it), or None (copied into its output slot). Exactly one entry per output, each input named at most
         once: the judge then reads that output from that input, so a false claim gains nothing, and no
         input changes unchecked."""
         aliases = reply.get("aliases")
-        ok = type(aliases) is list and len(aliases) == k and all(
-            type(call) is list and len(call) == n_outputs
-            and all(a is None or (type(a) is int and 0 <= a < n_inputs) for a in call)
-            and len({a for a in call if a is not None}) == sum(a is not None for a in call)
-            for call in aliases
+        ok = (
+            type(aliases) is list
+            and len(aliases) == k
+            and all(
+                type(call) is list
+                and len(call) == n_outputs
+                and all(a is None or (type(a) is int and 0 <= a < n_inputs) for a in call)
+                and len({a for a in call if a is not None}) == sum(a is not None for a in call)
+                for call in aliases
+            )
         )
         if not ok:
             raise self.contestant.broke_protocol(f"a malformed list of outputs for a window of {case.id}")
@@ -291,7 +307,9 @@ class Judge:
         torch.cuda.synchronize()
         return total * 1e-9, None, self.contestant.receive(timeout, what), snaps
 
-    def check(self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int) -> str | None:
+    def check(
+        self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int
+    ) -> str | None:
         """Every output against the reference on the judge's private inputs, and the inputs unchanged
         (but for the output buffers the problem declares writable). Adds each call's cost to the judge's
         cost samples."""
@@ -303,7 +321,9 @@ class Judge:
             for j, (view, original) in enumerate(zip(inputs_after, tensors_of(data), strict=True)):
                 if j not in writable and not same_bits(view, original):
                     return f"custom_kernel changed its input tensor number {j} (inputs are read-only)"
-            ok, message = self.reference.check_implementation(_clone(data), _rebuild(lay.expected_structure, got))
+            ok, message = self.reference.check_implementation(
+                _clone(data), _rebuild(lay.expected_structure, got)
+            )
             self.check_costs.append(time.perf_counter() - started)
             if not ok:
                 return f"wrong output on call {first_call + slot}: {message}"
@@ -414,7 +434,11 @@ class Judge:
                     f"{result.stats.median * 1e6:.3g} us per call is below the physical floor of "
                     f"{floor * 1e6:.3g} us on {PEAKS[self.kind].name}"
                 )
-                self.flag("floor", f"{case.id}: {result.message}", {"case": case.id, "median_s": result.stats.median, "floor_s": floor})
+                self.flag(
+                    "floor",
+                    f"{case.id}: {result.message}",
+                    {"case": case.id, "median_s": result.stats.median, "floor_s": floor},
+                )
             return result
         except CaseFailure as failure:
             result.status, result.message = failure.status, failure.message
@@ -432,7 +456,9 @@ class Judge:
                 del lay.inputs, lay.outputs
                 lay.arena.close()
 
-    def _cpu_window(self, command: dict[str, Any], timeout: float, what: str) -> tuple[float, float, float, dict]:
+    def _cpu_window(
+        self, command: dict[str, Any], timeout: float, what: str
+    ) -> tuple[float, float, float, dict]:
         """Thaw the frozen tree, time one command's round trip, freeze it again. Returns (seconds on the
         clock, CPU seconds of the whole tree, seconds thawed off the clock, the reply)."""
         cpu0, alive0 = freeze.cpu_seconds(self.frozen)
@@ -451,7 +477,9 @@ class Judge:
     def calibrate(self) -> None:
         """Before the import, with the runtime alone: the round trip of an empty call (reported beside the
         score), and the CPU time and the off-clock time of an empty window (allowed in every window)."""
-        samples = [self._cpu_window({"op": "run", "k": 1}, self.limits.call_s, "calibration") for _ in range(15)]
+        samples = [
+            self._cpu_window({"op": "run", "k": 1}, self.limits.call_s, "calibration") for _ in range(15)
+        ]
         self.handshake_s = statistics.median(s[0] for s in samples)
         self.idle_cpu_s = statistics.median(s[1] for s in samples)
         self.outside_s = statistics.median(s[2] for s in samples)
@@ -467,10 +495,16 @@ class Judge:
         if self.spec.mode == "benchmark":
             return benches
         secret = call_seed(run_seed, 0x5EC12E7, 0)  # the secret run's seed, derived inside the judge
-        return tests + benches + [(c, secret, "secret", True) for c in self.problem.cases("benchmark", self.device)]
+        return (
+            tests
+            + benches
+            + [(c, secret, "secret", True) for c in self.problem.cases("benchmark", self.device)]
+        )
 
     def run(self, run_seed: int) -> RunReport:
-        report = RunReport(verdict=Verdict.PASSED, problem=self.spec.problem, mode=self.spec.mode, device=self.device)
+        report = RunReport(
+            verdict=Verdict.PASSED, problem=self.spec.problem, mode=self.spec.mode, device=self.device
+        )
         report.limits = self.limits.to_dict()
         report.isolation = self.contestant_isolation()
         plan = self.plan(run_seed)
@@ -489,7 +523,9 @@ class Judge:
             done = {c.id + c.kind for c in self.cases}
             rest = [p for p in plan if p[0].id + p[2] not in done]
             if rest:
-                self.cases.append(CaseResult(id=rest[0][0].id, kind=rest[0][2], status=stop.verdict, message=stop.message))
+                self.cases.append(
+                    CaseResult(id=rest[0][0].id, kind=rest[0][2], status=stop.verdict, message=stop.message)
+                )
                 self._skip_rest(rest[1:], "skipped: the run stopped")
         finally:
             self._thaw()
@@ -505,7 +541,9 @@ class Judge:
             report.message = f"{failed[0].id}: {failed[0].message}"
             if len(failed) > 1:
                 report.message += f" (and {len(failed) - 1} more failing case(s))"
-        scored = [c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")]
+        scored = [
+            c for c in self.cases if c.kind == ("secret" if self.spec.mode == "leaderboard" else "benchmark")
+        ]
         if report.verdict == Verdict.PASSED and scored and all(c.stats for c in scored):
             report.score_s = geometric_mean([c.stats.median for c in scored])
         if report.verdict == Verdict.PASSED and self.flags:
@@ -520,5 +558,3 @@ class Judge:
     def contestant_isolation(self) -> str:
         sandbox = get_sandbox(self.spec.sandbox)
         return getattr(sandbox, "note", sandbox.name)
-
-

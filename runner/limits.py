@@ -88,14 +88,22 @@ def _size(n: int) -> str:
 
 # What the contestant sees when a limit of its sandbox stops it: (signs in the message, which limit)
 LIMIT_SIGNS = (
-    (("MemoryError", "Cannot allocate memory", "can't allocate memory", "std::bad_alloc", "[Errno 12]"),
-     lambda lim: f"the memory limit of {_size(lim.memory_bytes)} was reached"),
-    (("No space left on device", "[Errno 28]", "Disk quota exceeded"),
-     lambda lim: f"its scratch space is full: the scratch limit of {_size(lim.scratch_bytes)} was reached"),
-    (("File too large", "[Errno 27]"),
-     lambda lim: f"the file-size limit of {_size(lim.file_bytes)} was reached"),
-    (("can't start new thread", "Resource temporarily unavailable", "[Errno 11]"),
-     lambda lim: f"the limit of {lim.processes} processes and threads was reached"),
+    (
+        ("MemoryError", "Cannot allocate memory", "can't allocate memory", "std::bad_alloc", "[Errno 12]"),
+        lambda lim: f"the memory limit of {_size(lim.memory_bytes)} was reached",
+    ),
+    (
+        ("No space left on device", "[Errno 28]", "Disk quota exceeded"),
+        lambda lim: f"its scratch space is full: the scratch limit of {_size(lim.scratch_bytes)} was reached",
+    ),
+    (
+        ("File too large", "[Errno 27]"),
+        lambda lim: f"the file-size limit of {_size(lim.file_bytes)} was reached",
+    ),
+    (
+        ("can't start new thread", "Resource temporarily unavailable", "[Errno 11]"),
+        lambda lim: f"the limit of {lim.processes} processes and threads was reached",
+    ),
 )
 
 

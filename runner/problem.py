@@ -109,7 +109,7 @@ class Problem:
 
     @property
     def output_dtype(self) -> str:
-        """"exact": an output must have the reference's dtype; "floating": any floating dtype is accepted
+        """ "exact": an output must have the reference's dtype; "floating": any floating dtype is accepted
         where the reference's is floating, and compared after widening to it (GPU MODE's trimul takes
         fp16 and bf16 outputs within its tolerance)."""
         return getattr(self.meta, "OUTPUT_DTYPE", "exact")

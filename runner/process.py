@@ -140,7 +140,9 @@ class Contestant:
             self.kill()
             if timeout >= remaining:
                 raise self.stop_wall() from None
-            raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)") from None
+            raise Stop(
+                Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)"
+            ) from None
         except (ChannelClosed, BrokenPipeError, ConnectionResetError):
             raise self._stop_died(what) from None
         except ProtocolError as exc:
@@ -181,7 +183,9 @@ class Contestant:
             return Stop(Verdict.ERROR, f"the submission's process was killed by {why} during {what}")
         last = self.log.last_line()
         detail = f": {last}" if last else ""
-        return Stop(Verdict.ERROR, f"the submission's process exited with status {code} during {what}{detail}")
+        return Stop(
+            Verdict.ERROR, f"the submission's process exited with status {code} during {what}{detail}"
+        )
 
     def close(self) -> None:
         try:

@@ -23,9 +23,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--problem", help="the problem to judge against, e.g. trimul")
     group.addoption("--submission", type=Path, help="the file that defines custom_kernel(data)")
     group.addoption("--mode", choices=MODES, default="test", help="test (default), benchmark or leaderboard")
-    group.addoption("--device", choices=DEVICES, default=None, help="cpu or cuda (default: cuda if available)")
-    group.addoption("--sandbox", choices=SANDBOXES, default="", dest="kb_sandbox",
-                    help="bwrap, docker or none (default: what the platform uses)")
+    group.addoption(
+        "--device", choices=DEVICES, default=None, help="cpu or cuda (default: cuda if available)"
+    )
+    group.addoption(
+        "--sandbox",
+        choices=SANDBOXES,
+        default="",
+        dest="kb_sandbox",
+        help="bwrap, docker or none (default: what the platform uses)",
+    )
     group.addoption("--case-budget", type=float, default=None, dest="kb_case_budget")
 
 
@@ -89,7 +96,9 @@ def _report(config: pytest.Config) -> RunReport:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
     """`--submission FILE` as two words leaves FILE looking like a path to collect; joined into one word,
     it is the option's value only, wherever the file lies."""
     for i in range(len(args) - 1):
@@ -122,7 +131,9 @@ def pytest_collection(session: pytest.Session) -> bool | None:
         raise pytest.UsageError(f"cannot read the submission {submission}")
     device = _device(config)
     mode = config.getoption("mode")
-    plan = {"test": ["test"], "benchmark": ["benchmark"], "leaderboard": ["test", "benchmark", "secret"]}[mode]
+    plan = {"test": ["test"], "benchmark": ["benchmark"], "leaderboard": ["test", "benchmark", "secret"]}[
+        mode
+    ]
     session.items = [
         KernelCase.from_parent(session, name=f"{case.id}({kind})", case_id=case.id, kind=kind)
         for kind in plan

@@ -6,8 +6,13 @@ from __future__ import annotations
 from runner.spec import RunReport
 
 STATUS_WORD = {
-    "passed": "PASSED", "failed": "FAILED", "error": "ERROR", "timeout": "TIMEOUT",
-    "flagged": "FLAGGED", "skipped": "SKIPPED", "rejected": "REJECTED",
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "error": "ERROR",
+    "timeout": "TIMEOUT",
+    "flagged": "FLAGGED",
+    "skipped": "SKIPPED",
+    "rejected": "REJECTED",
 }
 
 
@@ -41,9 +46,13 @@ def render(report: RunReport, color: bool = False) -> str:
         if case.stats:
             s = case.stats
             median = s.median if s.median is not None else s.mean
-            line += (f"  {format_time(median)} median, mean {format_time(s.mean)} ± {format_time(s.stderr)}"
-                     f"  (n={s.n}, min {format_time(s.min)})")
-            rates = "  ".join(r for r in (format_rate(s.flops_per_s, "FLOP/s"), format_rate(s.bytes_per_s, "B/s")) if r)
+            line += (
+                f"  {format_time(median)} median, mean {format_time(s.mean)} ± {format_time(s.stderr)}"
+                f"  (n={s.n}, min {format_time(s.min)})"
+            )
+            rates = "  ".join(
+                r for r in (format_rate(s.flops_per_s, "FLOP/s"), format_rate(s.bytes_per_s, "B/s")) if r
+            )
             if rates:
                 line += f"  {rates}"
         if case.message and case.status != "passed":

@@ -11,16 +11,44 @@ import re
 
 # (rule, what it suggests, a regular expression over one line)
 LINE_RULES = [
-    ("stream", "creates or switches CUDA streams: work may escape the timer", r"\b(cuda\.)?Stream\s*\(|torch\.cuda\.stream\b|set_stream"),
+    (
+        "stream",
+        "creates or switches CUDA streams: work may escape the timer",
+        r"\b(cuda\.)?Stream\s*\(|torch\.cuda\.stream\b|set_stream",
+    ),
     ("ctypes", "uses ctypes: raw memory or library calls", r"\bctypes\b|\bcffi\b"),
     ("proc", "reads /proc or /dev: other processes' memory or state", r"[\"']/(proc|dev/mem|sys/kernel)"),
-    ("frames", "inspects interpreter frames or objects", r"sys\._getframe|\binspect\.(stack|currentframe|getouterframes)|gc\.get_objects|gc\.get_referrers|f_back|f_locals"),
-    ("timer", "touches timers", r"\btime\.(perf_counter|monotonic|time|process_time)(_ns)?\s*=|Event\.elapsed_time\s*=|elapsed_time\s*="),
-    ("threads", "starts threads or processes", r"\bthreading\b|\bmultiprocessing\b|\bos\.fork\b|\bsubprocess\b|concurrent\.futures"),
+    (
+        "frames",
+        "inspects interpreter frames or objects",
+        r"sys\._getframe|\binspect\.(stack|currentframe|getouterframes)|gc\.get_objects|gc\.get_referrers|f_back|f_locals",
+    ),
+    (
+        "timer",
+        "touches timers",
+        r"\btime\.(perf_counter|monotonic|time|process_time)(_ns)?\s*=|Event\.elapsed_time\s*=|elapsed_time\s*=",
+    ),
+    (
+        "threads",
+        "starts threads or processes",
+        r"\bthreading\b|\bmultiprocessing\b|\bos\.fork\b|\bsubprocess\b|concurrent\.futures",
+    ),
     ("network", "opens network sockets", r"\bsocket\b|\burllib\b|\brequests\b|\bhttp\.client\b"),
-    ("subclass", "defines tensor subclasses or __torch_function__: lazy or fake outputs", r"__torch_function__|__torch_dispatch__|class\s+\w+\s*\(\s*torch\.Tensor"),
-    ("harness", "refers to the harness or reference", r"\brunner\b|\breference\b|ref_kernel|check_implementation|\bsys\.modules\b"),
-    ("cache", "keys on tensor identity: output replay", r"data_ptr\s*\(|\b_version\b|\bid\s*\(\s*\w+\s*\)|functools\.(lru_)?cache"),
+    (
+        "subclass",
+        "defines tensor subclasses or __torch_function__: lazy or fake outputs",
+        r"__torch_function__|__torch_dispatch__|class\s+\w+\s*\(\s*torch\.Tensor",
+    ),
+    (
+        "harness",
+        "refers to the harness or reference",
+        r"\brunner\b|\breference\b|ref_kernel|check_implementation|\bsys\.modules\b",
+    ),
+    (
+        "cache",
+        "keys on tensor identity: output replay",
+        r"data_ptr\s*\(|\b_version\b|\bid\s*\(\s*\w+\s*\)|functools\.(lru_)?cache",
+    ),
     ("exit", "exits the interpreter", r"\bos\._exit\b|\bsys\.exit\b|\bquit\s*\(|\bexit\s*\("),
 ]
 
@@ -38,8 +66,10 @@ def _patches(tree: ast.AST) -> list[tuple[int, str]]:
             root = target
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id in ("torch", "time", "triton", "builtins", "sys", "gc") and (
-                target is not root or isinstance(node, ast.Call)
+            if (
+                isinstance(root, ast.Name)
+                and root.id in ("torch", "time", "triton", "builtins", "sys", "gc")
+                and (target is not root or isinstance(node, ast.Call))
             ):
                 found.append((node.lineno, ast.unparse(target)))
     return found
@@ -53,7 +83,11 @@ def _docstring_lines(tree: ast.AST | None) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
     return lines
 
@@ -75,5 +109,7 @@ def scan(source: str) -> list[dict]:
     if tree is None:
         return findings
     for number, target in _patches(tree):
-        findings.append({"rule": "patch", "line": number, "text": target, "why": "patches a module the harness relies on"})
+        findings.append(
+            {"rule": "patch", "line": number, "text": target, "why": "patches a module the harness relies on"}
+        )
     return findings

@@ -39,9 +39,12 @@ class DeterministicContext(ContextDecorator):
     benchmark; the settings before it come back on exit."""
 
     def __enter__(self):
-        self._saved = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark,
-                       torch.are_deterministic_algorithms_enabled(),
-                       torch.is_deterministic_algorithms_warn_only_enabled())
+        self._saved = (
+            torch.backends.cudnn.deterministic,
+            torch.backends.cudnn.benchmark,
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        )
         torch.backends.cudnn.deterministic = True
         torch.backends.cudnn.benchmark = False
         torch.use_deterministic_algorithms(True, warn_only=True)
@@ -85,8 +88,9 @@ def clear_l2_cache(device: str | torch.device = "cuda") -> None:
     _flush[key].zero_()
 
 
-def verbose_allclose(received: torch.Tensor, expected: torch.Tensor, rtol: float = 1e-5, atol: float = 1e-8,
-                     max_print: int = 5) -> list[str]:
+def verbose_allclose(
+    received: torch.Tensor, expected: torch.Tensor, rtol: float = 1e-5, atol: float = 1e-8, max_print: int = 5
+) -> list[str]:
     """The differences between two tensors beyond |received - expected| <= atol + rtol * |expected|, as
     lines a person can read: empty when they match (NaN matches NaN, inf matches the same inf)."""
     if received.shape != expected.shape:
@@ -110,7 +114,9 @@ def verbose_allequal(received: torch.Tensor, expected: torch.Tensor, max_print: 
     return verbose_allclose(received, expected, rtol=0.0, atol=0.0, max_print=max_print)
 
 
-def make_match_reference(reference: Callable[[Any], Any], **tolerance: float) -> Callable[[Any, Any], tuple[bool, str]]:
+def make_match_reference(
+    reference: Callable[[Any], Any], **tolerance: float
+) -> Callable[[Any, Any], tuple[bool, str]]:
     """A `check_implementation(data, output)` that compares `output` with `reference(data)` within
     `tolerance` (rtol, atol): for a submission's own testing, on data it made itself."""
 

@@ -31,7 +31,9 @@ class Windows:
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
-    def add(self, seconds: float, calls: int, joules: float | None = None, cpu_s: float | None = None) -> None:
+    def add(
+        self, seconds: float, calls: int, joules: float | None = None, cpu_s: float | None = None
+    ) -> None:
         self.wall.append(seconds)
         if cpu_s is not None:
             self.cpu.append(cpu_s)
@@ -90,7 +92,9 @@ class Windows:
             joules_per_call=(sum(self.joules) / sum(self.calls)) if self.joules else None,
             median=self.median,
             wall_median=statistics.median(w / c for w, c in zip(self.wall, self.calls, strict=True)),
-            cpu_median=statistics.median(t / c for t, c in zip(self.cpu, self.calls, strict=True)) if self.cpu else None,
+            cpu_median=statistics.median(t / c for t, c in zip(self.cpu, self.calls, strict=True))
+            if self.cpu
+            else None,
             charged_windows=sum(t > w for t, w in zip(self.cpu, self.wall, strict=False)),
         )
 

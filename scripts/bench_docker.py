@@ -31,8 +31,14 @@ from runner.sandbox.docker import container_config, engine  # noqa: E402
 def container_cost(client) -> float:
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
     (job_dir / "scratch").mkdir()
-    config = container_config(job_dir=job_dir, job_name=f"kernelboard-{job_dir.name}", limits=limits_for("test"),
-                              device="cpu", threads=1, host_cpus=os.cpu_count() or 1)
+    config = container_config(
+        job_dir=job_dir,
+        job_name=f"kernelboard-{job_dir.name}",
+        limits=limits_for("test"),
+        device="cpu",
+        threads=1,
+        host_cpus=os.cpu_count() or 1,
+    )
     config.update(command=["python", "-c", "pass"], stdin_open=False)
     t0 = time.perf_counter()
     container = client.containers.create(**config)
@@ -63,11 +69,15 @@ def main() -> None:
     for i in range(args.runs):
         for backend in backends if i % 2 == 0 else reversed(backends):
             times[backend].append(time_to_first_case(backend))
-    _table(f"time to the first case, vectoradd test mode on CPU, {args.runs} runs per backend (seconds)", times)
+    _table(
+        f"time to the first case, vectoradd test mode on CPU, {args.runs} runs per backend (seconds)", times
+    )
     client = engine()
     costs = [container_cost(client) for _ in range(args.container_runs)]
-    _table(f"the engine's own part (create, start python -c pass, wait, remove), {args.container_runs} runs (seconds)",
-           {"docker": costs})
+    _table(
+        f"the engine's own part (create, start python -c pass, wait, remove), {args.container_runs} runs (seconds)",
+        {"docker": costs},
+    )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

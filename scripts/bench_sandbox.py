@@ -27,7 +27,7 @@ from runner import JobSpec, execute  # noqa: E402
 from runner.limits import limits_for  # noqa: E402
 from runner.sandbox import Job, get_sandbox  # noqa: E402
 
-SOURCE = '''
+SOURCE = """
 import time
 import torch
 
@@ -41,12 +41,14 @@ def custom_kernel(data):
         _first = False
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def time_to_first_case(backend: str) -> float:
     started = time.time()
-    report = execute(JobSpec(problem="vectoradd", source=SOURCE, mode="test", device="cpu", sandbox=backend, call_s=60))
+    report = execute(
+        JobSpec(problem="vectoradd", source=SOURCE, mode="test", device="cpu", sandbox=backend, call_s=60)
+    )
     if report.verdict != "passed":
         raise SystemExit(f"{backend}: {report.verdict}: {report.message}\n{report.logs[-2000:]}")
     match = re.search(r"FIRST_CALL (\d+\.\d+)", report.logs)
@@ -63,8 +65,14 @@ def launch_cost(backend: str) -> float:
         for name in ("submission.py", "task.py"):
             (job_dir / name).write_text("")
         (job_dir / "scratch").mkdir()
-        job = Job(dir=job_dir, submission=job_dir / "submission.py", scratch=job_dir / "scratch", device="cpu",
-                  threads=1, limits=limits_for("test"))
+        job = Job(
+            dir=job_dir,
+            submission=job_dir / "submission.py",
+            scratch=job_dir / "scratch",
+            device="cpu",
+            threads=1,
+            limits=limits_for("test"),
+        )
         sandbox = get_sandbox(backend)
         t0 = time.perf_counter()
         sandbox.prepare(job_dir)
@@ -86,8 +94,10 @@ def _table(title: str, times: dict[str, list[float]]) -> None:
         for backend, ts in times.items():
             if backend != "none":
                 paired = [t - n for t, n in zip(ts, times["none"], strict=True)]
-                print(f"  {backend} - none: medians {statistics.median(ts) - statistics.median(times['none']):+.3f} s, "
-                      f"median of paired differences {statistics.median(paired):+.3f} s")
+                print(
+                    f"  {backend} - none: medians {statistics.median(ts) - statistics.median(times['none']):+.3f} s, "
+                    f"median of paired differences {statistics.median(paired):+.3f} s"
+                )
 
 
 def main() -> None:
@@ -107,7 +117,11 @@ def main() -> None:
     for i in range(args.launch_runs):
         for backend in backends if i % 2 == 0 else reversed(backends):
             launches[backend].append(launch_cost(backend))
-    _table(f"the backend's own cost (prepare, start python -c pass, cleanup), {args.launch_runs} runs (seconds)", launches)
+    _table(
+        f"the backend's own cost (prepare, start python -c pass, cleanup), {args.launch_runs} runs (seconds)",
+        launches,
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -59,7 +59,9 @@ def design_space(problem: str, device: str) -> DesignSpace:
     agents/families/<problem>.py; KeyError if there is none."""
     known = sorted(p.stem for p in Path(__file__).resolve().parent.glob("*.py") if p.stem != "__init__")
     if problem not in known:
-        raise KeyError(f"no design space for problem {problem!r}; the offline policy knows {', '.join(known)}")
+        raise KeyError(
+            f"no design space for problem {problem!r}; the offline policy knows {', '.join(known)}"
+        )
     return importlib.import_module(f"agents.families.{problem}").space(device)
 
 

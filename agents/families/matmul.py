@@ -22,8 +22,15 @@ _GPU_CHOICES = [
     Choice("group_m", (1, 8), "Triton tile grouping for L2 reuse"),
 ]
 SEED: Config = {
-    "op": "matmul", "compute": "fp16", "backend": "torch", "block_m": 128, "block_n": 128, "block_k": 32,
-    "num_warps": 4, "num_stages": 3, "group_m": 8,
+    "op": "matmul",
+    "compute": "fp16",
+    "backend": "torch",
+    "block_m": 128,
+    "block_n": 128,
+    "block_k": 32,
+    "num_warps": 4,
+    "num_stages": 3,
+    "group_m": 8,
 }
 
 
@@ -42,7 +49,11 @@ def render(c: Config) -> str:
         return src.text()
     src("", "", "def custom_kernel(data):", "    a, b, c = data")
     if c["compute"] == "fp32":
-        src("    return c.copy_(a.float() @ b.float())" if c["op"] == "mm_out" else "    return (a.float() @ b.float()).half()")
+        src(
+            "    return c.copy_(a.float() @ b.float())"
+            if c["op"] == "mm_out"
+            else "    return (a.float() @ b.float()).half()"
+        )
     else:
         src("    return torch.mm(a, b, out=c)" if c["op"] == "mm_out" else "    return a @ b")
     return src.text()

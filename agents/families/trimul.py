@@ -69,7 +69,9 @@ def render(c: Config) -> str:
     c = dict(c)
     c.setdefault("gating", "torch")
     if c["gating"] == "triton":
-        c.update(proj="fused", layout="hidden", rows=0)  # the kernel reads the fused rows, writes hidden-major
+        c.update(
+            proj="fused", layout="hidden", rows=0
+        )  # the kernel reads the fused rows, writes hidden-major
     whole = c["rows"] == 0
     src = Source()
     desc = " ".join(f"{k}={c[k]}" for k in sorted(c))
@@ -132,7 +134,11 @@ def _direct(src: Source, c: Config) -> None:
     src("xt = xn.t()")
 
     def matmul(m: str) -> str:
-        return f"torch.addmm({m}_b[:, None], {m}_t.t(), xt)" if c["norm_in"] == "folded" else f"torch.mm({m}, xt)"
+        return (
+            f"torch.addmm({m}_b[:, None], {m}_t.t(), xt)"
+            if c["norm_in"] == "folded"
+            else f"torch.mm({m}, xt)"
+        )
 
     if c["proj"] == "fused":
         src(f"P = {matmul('W')}")
@@ -140,10 +146,18 @@ def _direct(src: Source, c: Config) -> None:
     else:
         pl, gl, pr, gr, go = (matmul(f"w_{k}") for k in _NAMES)
     if c["inplace"]:
-        src(f"left = {gl}.sigmoid_().mul_({pl})", f"right = {gr}.sigmoid_().mul_({pr})", f"gate = {go}.sigmoid_()")
+        src(
+            f"left = {gl}.sigmoid_().mul_({pl})",
+            f"right = {gr}.sigmoid_().mul_({pr})",
+            f"gate = {go}.sigmoid_()",
+        )
         masked = ["mt = mf.reshape(1, M)", "left.mul_(mt)", "right.mul_(mt)"]
     else:
-        src(f"left = {pl} * torch.sigmoid({gl})", f"right = {pr} * torch.sigmoid({gr})", f"gate = torch.sigmoid({go})")
+        src(
+            f"left = {pl} * torch.sigmoid({gl})",
+            f"right = {pr} * torch.sigmoid({gr})",
+            f"gate = torch.sigmoid({go})",
+        )
         masked = ["mt = mf.reshape(1, M)", "left = left * mt", "right = right * mt"]
     if c["mask"] == "skip_if_ones":
         src("if use_mask:")
@@ -213,7 +227,11 @@ def _projection(src: Source, c: Config, rows: str, mask_rows: str) -> None:
         src(f"lc = {gl}.sigmoid_().mul_({pl})", f"rc = {gr}.sigmoid_().mul_({pr})", f"gc = {go}.sigmoid_()")
         masked = [f"lc.mul_({mask_rows})", f"rc.mul_({mask_rows})"]
     else:
-        src(f"lc = {pl} * torch.sigmoid({gl})", f"rc = {pr} * torch.sigmoid({gr})", f"gc = torch.sigmoid({go})")
+        src(
+            f"lc = {pl} * torch.sigmoid({gl})",
+            f"rc = {pr} * torch.sigmoid({gr})",
+            f"gc = torch.sigmoid({go})",
+        )
         masked = [f"lc = lc * {mask_rows}", f"rc = rc * {mask_rows}"]
     if c["mask"] == "skip_if_ones":
         src("if use_mask:")
@@ -281,7 +299,11 @@ def _output(src: Source, c: Config, whole: bool) -> None:
         stage("o" if row_major else "o.t()", "gate")
         src('return F.linear(y, w["to_out.weight"]).reshape(bs, n, n, d)')
         return
-    src('wo_t = w["to_out.weight"].t().contiguous()', "out = torch.empty(M, d, device=x.device)", "for r0 in range(0, M, R):")
+    src(
+        'wo_t = w["to_out.weight"].t().contiguous()',
+        "out = torch.empty(M, d, device=x.device)",
+        "for r0 in range(0, M, R):",
+    )
     src.indent()
     src("r1 = min(M, r0 + R)")
     stage("o[r0:r1]" if row_major else "o[:, r0:r1].t()", "gate[r0:r1]")

@@ -44,8 +44,11 @@ def render(c: Config) -> str:
             "    a = tl.load(A + offs, mask=ok)",
             "    b = tl.load(B + offs, mask=ok)",
         )
-        src("    tl.store(C + offs, (a.to(tl.float32) + b.to(tl.float32)).to(tl.float16), mask=ok)"
-            if c["compute"] == "fp32" else "    tl.store(C + offs, a + b, mask=ok)")
+        src(
+            "    tl.store(C + offs, (a.to(tl.float32) + b.to(tl.float32)).to(tl.float16), mask=ok)"
+            if c["compute"] == "fp32"
+            else "    tl.store(C + offs, a + b, mask=ok)"
+        )
         src(
             "",
             "",

@@ -74,7 +74,9 @@ class HTTPSampler:
 class LocalSampler:
     """A transformers causal LM in this process (with its PEFT adapter, when the trainer added one)."""
 
-    def __init__(self, model: Any, tokenizer: Any, temperature: float = 1.0, max_new_tokens: int = 512) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, temperature: float = 1.0, max_new_tokens: int = 512
+    ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.temperature = temperature

@@ -62,7 +62,9 @@ class LoRATrainer:
             with torch.no_grad(), self.model.disable_adapter():
                 logp0 = self.token_log_probs(prompt, completion).tolist()
             logp = self.token_log_probs(prompt, completion)
-            weights = torch.tensor(penalised_advantages(advantage, logp.detach().tolist(), logp0, self.kl_penalty))
+            weights = torch.tensor(
+                penalised_advantages(advantage, logp.detach().tolist(), logp0, self.kl_penalty)
+            )
             loss = -(weights * logp).sum() / tokens
             loss.backward()  # one sample at a time: the batch's graph never has to fit in memory at once
             total += float(loss.detach())

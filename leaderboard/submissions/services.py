@@ -258,7 +258,9 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
     if report.platform_fault:  # the run says nothing about the submission: another attempt, elsewhere
         logger.error("the judge failed on %s for submission %s: %s", worker, submission_id, report.message)
         return submission_take_back(
-            submission_id=submission_id, worker=worker, reason=f"the judge failed on {worker}: {report.message}"
+            submission_id=submission_id,
+            worker=worker,
+            reason=f"the judge failed on {worker}: {report.message}",
         )
     final = submission_finish(
         submission_id=submission_id,

@@ -102,6 +102,8 @@ def generate_input(m: int, n: int, k: int, seed: int, device: str = "cuda") -> i
 def check_implementation(data: input_t, output: output_t) -> tuple[bool, str]:
     a, b, _c = data
     if not isinstance(output, torch.Tensor) or output.dtype != torch.float16:
-        what = f"a {output.dtype} tensor" if isinstance(output, torch.Tensor) else f"a {type(output).__name__}"
+        what = (
+            f"a {output.dtype} tensor" if isinstance(output, torch.Tensor) else f"a {type(output).__name__}"
+        )
         return False, f"the output is {what}; expected float16"
     return match_reference(output, a.float() @ b.float(), rtol=RTOL, atol=ATOL)

@@ -11,7 +11,8 @@ TOLERANCE = (
 
 def _cases(rows, first_seed):
     return [
-        {"batch": b, "n": n, "cond": c, "case": k, "seed": first_seed + i} for i, (b, n, c, k) in enumerate(rows)
+        {"batch": b, "n": n, "cond": c, "case": k, "seed": first_seed + i}
+        for i, (b, n, c, k) in enumerate(rows)
     ]
 
 
@@ -19,30 +20,65 @@ def _cases(rows, first_seed):
 # their group (2, and 1 for the 4096 upper-triangular one): every structure keeps the dense columns'
 # scaling by logspace(0, -cond, n).
 _GPU_TESTS = [
-    (20, 32, 1, "dense"), (40, 176, 1, "dense"), (40, 352, 1, "dense"),
-    (16, 512, 2, "dense"), (4, 1024, 2, "dense"), (1, 4096, 1, "dense"),
-    (16, 512, 4, "dense"), (16, 512, 2, "rankdef"), (16, 512, 2, "clustered"),
-    (16, 512, 2, "band"), (16, 512, 2, "rowscale"), (16, 512, 2, "nearcollinear"),
-    (4, 1024, 4, "dense"), (4, 1024, 2, "rankdef"), (4, 1024, 2, "nearrank"), (4, 1024, 2, "clustered"),
-    (2, 2048, 2, "dense"), (2, 2048, 2, "rankdef"),
+    (20, 32, 1, "dense"),
+    (40, 176, 1, "dense"),
+    (40, 352, 1, "dense"),
+    (16, 512, 2, "dense"),
+    (4, 1024, 2, "dense"),
+    (1, 4096, 1, "dense"),
+    (16, 512, 4, "dense"),
+    (16, 512, 2, "rankdef"),
+    (16, 512, 2, "clustered"),
+    (16, 512, 2, "band"),
+    (16, 512, 2, "rowscale"),
+    (16, 512, 2, "nearcollinear"),
+    (4, 1024, 4, "dense"),
+    (4, 1024, 2, "rankdef"),
+    (4, 1024, 2, "nearrank"),
+    (4, 1024, 2, "clustered"),
+    (2, 2048, 2, "dense"),
+    (2, 2048, 2, "rankdef"),
     (1, 4096, 1, "upper"),
-    (16, 512, 2, "mixed"), (4, 1024, 2, "mixed"), (2, 2048, 2, "mixed"),
+    (16, 512, 2, "mixed"),
+    (4, 1024, 2, "mixed"),
+    (2, 2048, 2, "mixed"),
 ]
 _GPU_BENCHMARKS = [
-    (20, 32, 1, "dense"), (40, 176, 1, "dense"), (40, 352, 1, "dense"), (640, 512, 2, "dense"),
-    (60, 1024, 2, "dense"), (8, 2048, 1, "dense"), (2, 4096, 1, "dense"),
-    (640, 512, 2, "mixed"), (60, 1024, 2, "mixed"),
-    (640, 512, 2, "rankdef"), (640, 512, 2, "clustered"), (60, 1024, 2, "nearrank"),
+    (20, 32, 1, "dense"),
+    (40, 176, 1, "dense"),
+    (40, 352, 1, "dense"),
+    (640, 512, 2, "dense"),
+    (60, 1024, 2, "dense"),
+    (8, 2048, 1, "dense"),
+    (2, 4096, 1, "dense"),
+    (640, 512, 2, "mixed"),
+    (60, 1024, 2, "mixed"),
+    (640, 512, 2, "rankdef"),
+    (640, 512, 2, "clustered"),
+    (60, 1024, 2, "nearrank"),
 ]
 # Small CPU cases: every structure once in the tests; benchmarks whose reference takes a few ms on one
 # thread.
 _CPU_TESTS = [
-    (8, 16, 1, "dense"), (4, 32, 1, "dense"), (4, 48, 2, "dense"), (4, 32, 4, "dense"),
-    (4, 32, 2, "rankdef"), (4, 32, 2, "nearrank"), (4, 32, 2, "clustered"), (4, 32, 2, "band"),
-    (4, 32, 2, "rowscale"), (4, 32, 2, "nearcollinear"), (2, 64, 1, "upper"), (16, 32, 2, "mixed"),
+    (8, 16, 1, "dense"),
+    (4, 32, 1, "dense"),
+    (4, 48, 2, "dense"),
+    (4, 32, 4, "dense"),
+    (4, 32, 2, "rankdef"),
+    (4, 32, 2, "nearrank"),
+    (4, 32, 2, "clustered"),
+    (4, 32, 2, "band"),
+    (4, 32, 2, "rowscale"),
+    (4, 32, 2, "nearcollinear"),
+    (2, 64, 1, "upper"),
+    (16, 32, 2, "mixed"),
 ]
 _CPU_BENCHMARKS = [
-    (16, 64, 1, "dense"), (4, 128, 2, "dense"), (16, 64, 2, "mixed"), (16, 64, 2, "rankdef"), (4, 128, 2, "nearrank"),
+    (16, 64, 1, "dense"),
+    (4, 128, 2, "dense"),
+    (16, 64, 2, "mixed"),
+    (16, 64, 2, "rankdef"),
+    (4, 128, 2, "nearrank"),
 ]
 
 TESTS = {"cuda": _cases(_GPU_TESTS, 6100), "cpu": _cases(_CPU_TESTS, 6200)}

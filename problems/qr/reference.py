@@ -80,7 +80,9 @@ def _profile(kind: str, count: int, n: int, cond: float, gen, device) -> torch.T
         inside = (i - j <= low) & (j - i <= up)
         return (_randn(gen, device, count, n, n) * s).masked_fill(~inside, 0.0)
     if kind == "rowscale":  # rows scaled by logspace(0, -2 cond, n) in a random order, columns as dense
-        rows = torch.logspace(0, -2 * cond, n, dtype=torch.float32, device=device)[_permutations(gen, device, count, n)]
+        rows = torch.logspace(0, -2 * cond, n, dtype=torch.float32, device=device)[
+            _permutations(gen, device, count, n)
+        ]
         return _randn(gen, device, count, n, n) * s * rows.unsqueeze(-1)
     if kind == "nearcollinear":  # every column is +-u plus 1e-4 noise: numerically close to rank one
         u = _randn(gen, device, count, n, 1)
@@ -162,7 +164,10 @@ def _check_tensor(name: str, t, shape, device) -> str | None:
 def check_implementation(data: input_t, output: output_t) -> tuple[bool, str]:
     A = data
     if not isinstance(output, (tuple, list)) or len(output) != 2:
-        return False, f"the output is {_describe(output)}; expected the pair (H, tau) that torch.geqrf returns"
+        return (
+            False,
+            f"the output is {_describe(output)}; expected the pair (H, tau) that torch.geqrf returns",
+        )
     H, tau = output
     batch, n = A.shape[0], A.shape[-1]
     for name, t, shape in (("H", H, A.shape), ("tau", tau, A.shape[:-1])):

@@ -13,8 +13,13 @@ OUTPUT_DTYPE = "floating"
 def _case(seqlen, bs, dim, nomask, distribution, seed):
     # hiddendim is always 128; it is a case parameter because GPU MODE's cases carry it.
     return {
-        "seqlen": seqlen, "bs": bs, "dim": dim, "hiddendim": 128,
-        "nomask": nomask, "distribution": distribution, "seed": seed,
+        "seqlen": seqlen,
+        "bs": bs,
+        "dim": dim,
+        "hiddendim": 128,
+        "nomask": nomask,
+        "distribution": distribution,
+        "seed": seed,
     }
 
 
@@ -84,7 +89,9 @@ BENCHMARKS = {
 }
 
 
-def counts(seqlen: int, bs: int, dim: int, hiddendim: int, nomask: bool, distribution: str) -> tuple[float, float]:
+def counts(
+    seqlen: int, bs: int, dim: int, hiddendim: int, nomask: bool, distribution: str
+) -> tuple[float, float]:
     """The matrix work that cannot be skipped, and the bytes that must move (all fp32).
 
     flops: the five projections (2 * rows * dim * hidden each), the triangle product (2 * bs * seqlen^3 *

@@ -56,7 +56,14 @@ def ref_kernel(data: input_t) -> output_t:
 
 
 def generate_input(
-    seqlen: int, bs: int, dim: int, hiddendim: int, seed: int, nomask: bool, distribution: str, device: str = "cuda"
+    seqlen: int,
+    bs: int,
+    dim: int,
+    hiddendim: int,
+    seed: int,
+    nomask: bool,
+    distribution: str,
+    device: str = "cuda",
 ) -> input_t:
     """x fp32 [bs, seqlen, seqlen, dim]; mask [bs, seqlen, seqlen], fp32 ones when nomask, else int64 zeros
     and ones (as GPU MODE's randint gives); the weights, and the config.

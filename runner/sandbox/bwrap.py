@@ -41,8 +41,12 @@ USER_NAME = "contestant"
 
 def runtime_paths() -> list[str]:
     """The Python the judge runs (its installation and the venv) outside /usr: bound read-only."""
-    candidates = {sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix),
-                  os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    candidates = {
+        sys.prefix,
+        sys.base_prefix,
+        os.path.realpath(sys.base_prefix),
+        os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
+    }
     out: list[str] = []
     for path in sorted(candidates, key=len):
         if path in ("/", "") or path.startswith("/usr/") or path == "/usr" or not os.path.isdir(path):
@@ -70,13 +74,33 @@ def _account_files(job_dir: Path, uid: int) -> Path:
     return etc
 
 
-def bwrap_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.executable, bwrap: str = "bwrap",
-               runtime: list[str] | None = None, staged: dict[str, str] | None = None) -> list[str]:
+def bwrap_argv(
+    job: Job,
+    argv: list[str],
+    *,
+    uid: int,
+    python: str = sys.executable,
+    bwrap: str = "bwrap",
+    runtime: list[str] | None = None,
+    staged: dict[str, str] | None = None,
+) -> list[str]:
     """The whole bubblewrap command line for one contestant: a pure function, checked by the tests.
     `staged` maps a host path to where the launcher made it reachable for the job's uid (see `_Stage`)."""
     staged = staged or {}
-    a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-         "--hostname", HOSTNAME, "--uid", str(uid), "--gid", str(uid)]
+    a = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        HOSTNAME,
+        "--uid",
+        str(uid),
+        "--gid",
+        str(uid),
+    ]
     a += ["--ro-bind", "/usr", "/usr"]
     for top in TOP_LINKS:
         path = f"/{top}"
@@ -103,8 +127,9 @@ def bwrap_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.executa
     return a
 
 
-def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.executable,
-                 runtime: list[str] | None = None) -> list[str]:
+def unshare_argv(
+    job: Job, argv: list[str], *, uid: int, python: str = sys.executable, runtime: list[str] | None = None
+) -> list[str]:
     """The fallback without bubblewrap (root only): unshare(1) makes the namespaces, a short shell script
     builds the same private root (read-only binds, a size-capped tmpfs scratch) and chroots into it, and
     setpriv(1) drops to the job's uid with no capabilities and no-new-privileges."""
@@ -116,21 +141,42 @@ def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.execu
     links = [(os.readlink(f"/{t}"), f"/{t}") for t in TOP_LINKS if os.path.islink(f"/{t}")]
     binds += [f"/{t}" for t in TOP_LINKS if os.path.isdir(f"/{t}") and not os.path.islink(f"/{t}")]
     q = shlex.quote
-    lines = ["set -e", f"R={q(str(root))}", 'mount --make-rprivate /', 'mount -t tmpfs -o nosuid,nodev,mode=0755 kb-root "$R"']
+    lines = [
+        "set -e",
+        f"R={q(str(root))}",
+        "mount --make-rprivate /",
+        'mount -t tmpfs -o nosuid,nodev,mode=0755 kb-root "$R"',
+    ]
     for src in binds:
         kind = "-d" if os.path.isdir(src) else "-f"
-        make = f'mkdir -p "$R"{q(src)}' if kind == "-d" else f'mkdir -p "$R"{q(os.path.dirname(src))}; touch "$R"{q(src)}'
-        lines += [make, f'mount --rbind {q(src)} "$R"{q(src)}', f'mount -o remount,bind,ro,nosuid,nodev "$R"{q(src)}']
+        make = (
+            f'mkdir -p "$R"{q(src)}'
+            if kind == "-d"
+            else f'mkdir -p "$R"{q(os.path.dirname(src))}; touch "$R"{q(src)}'
+        )
+        lines += [
+            make,
+            f'mount --rbind {q(src)} "$R"{q(src)}',
+            f'mount -o remount,bind,ro,nosuid,nodev "$R"{q(src)}',
+        ]
     for target, link in links:
         lines.append(f'ln -s {q(target)} "$R"{q(link)}')
     etc = job.dir / ".sandbox-etc"
     for name in ("passwd", "group"):
-        lines += [f'touch "$R/etc/{name}"', f'mount --bind {q(str(etc / name))} "$R/etc/{name}"',
-                  f'mount -o remount,bind,ro,nosuid,nodev "$R/etc/{name}"']
+        lines += [
+            f'touch "$R/etc/{name}"',
+            f'mount --bind {q(str(etc / name))} "$R/etc/{name}"',
+            f'mount -o remount,bind,ro,nosuid,nodev "$R/etc/{name}"',
+        ]
     lines.append(f'mkdir -p "$R"{q(str(job.scratch))}')
-    lines.append(f'mount -t tmpfs -o nosuid,nodev,size={job.limits.scratch_bytes},mode=0700,uid={uid},gid={uid} kb-scratch "$R"{q(str(job.scratch))}')
-    lines += ['mkdir -p "$R/proc" "$R/dev"', 'mount -t proc -o nosuid,nodev,noexec proc "$R/proc"',
-              'mount -t tmpfs -o nosuid,mode=0755,size=65536 kb-dev "$R/dev"']
+    lines.append(
+        f'mount -t tmpfs -o nosuid,nodev,size={job.limits.scratch_bytes},mode=0700,uid={uid},gid={uid} kb-scratch "$R"{q(str(job.scratch))}'
+    )
+    lines += [
+        'mkdir -p "$R/proc" "$R/dev"',
+        'mount -t proc -o nosuid,nodev,noexec proc "$R/proc"',
+        'mount -t tmpfs -o nosuid,mode=0755,size=65536 kb-dev "$R/dev"',
+    ]
     for dev in ("null", "zero", "full", "random", "urandom"):
         lines += [f'touch "$R/dev/{dev}"', f'mount --bind /dev/{dev} "$R/dev/{dev}"']
     lines += [f"hostname {HOSTNAME} 2>/dev/null || true", 'mount -o remount,bind,ro "$R"']
@@ -140,10 +186,24 @@ def unshare_argv(job: Job, argv: list[str], *, uid: int, python: str = sys.execu
     lines.append(
         f'cd "$R" && {q(shutil.which("chroot") or "/usr/sbin/chroot")} "$R" /usr/bin/setpriv --reuid={uid} --regid={uid} --clear-groups '
         f"--no-new-privs --inh-caps=-all --bounding-set=-all -- /bin/sh -c {q(enter)} contestant "
-        + " ".join(q(x) for x in [python, *argv]) + " & wait $!"
+        + " ".join(q(x) for x in [python, *argv])
+        + " & wait $!"
     )
-    return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--cgroup", "--fork", "--kill-child",
-            "--", "/bin/sh", "-c", "\n".join(lines)]
+    return [
+        "unshare",
+        "--mount",
+        "--net",
+        "--pid",
+        "--ipc",
+        "--uts",
+        "--cgroup",
+        "--fork",
+        "--kill-child",
+        "--",
+        "/bin/sh",
+        "-c",
+        "\n".join(lines),
+    ]
 
 
 class SandboxedProcess(subprocess.Popen):
@@ -172,7 +232,9 @@ class BwrapSandbox(Sandbox):
     isolated = True
 
     def __init__(self, tool: str | None = None):
-        tool = tool or os.environ.get("RUNNER_SANDBOX_TOOL") or ("bwrap" if shutil.which("bwrap") else "unshare")
+        tool = (
+            tool or os.environ.get("RUNNER_SANDBOX_TOOL") or ("bwrap" if shutil.which("bwrap") else "unshare")
+        )
         if tool not in ("bwrap", "unshare"):
             raise ValueError(f"RUNNER_SANDBOX_TOOL must be bwrap or unshare, not {tool!r}")
         self.tool = tool
@@ -182,7 +244,8 @@ class BwrapSandbox(Sandbox):
     def note(self) -> str:
         who = (
             f"a dedicated uid ({uids.uid_range().start}-{uids.uid_range().stop - 1}) leased for the job"
-            if uids.can_switch_uid() else "the worker's own uid (the worker is not root: no dedicated uid, no process limit)"
+            if uids.can_switch_uid()
+            else "the worker's own uid (the worker is not root: no dedicated uid, no process limit)"
         )
         what = (
             f"every namespace unshared (no network), a private read-only root with only the runtime and the job's "
@@ -197,7 +260,9 @@ class BwrapSandbox(Sandbox):
     def prepare(self, job_dir: Path) -> None:
         if self.tool == "bwrap" and not shutil.which("bwrap"):
             raise RuntimeError("the bwrap sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
-        if self.tool == "unshare" and not (uids.can_switch_uid() and shutil.which("unshare") and shutil.which("setpriv")):
+        if self.tool == "unshare" and not (
+            uids.can_switch_uid() and shutil.which("unshare") and shutil.which("setpriv")
+        ):
             raise RuntimeError(
                 "bubblewrap is not installed and the unshare fallback needs root and util-linux's unshare and "
                 "setpriv; install bubblewrap (Debian: apt-get install bubblewrap)"
@@ -235,7 +300,9 @@ class BwrapSandbox(Sandbox):
             return None
         owner = job.scratch.stat().st_uid
         if owner not in uids.uid_range():
-            raise RuntimeError(f"{job.scratch} is not owned by a sandbox uid: prepare() did not run for this job")
+            raise RuntimeError(
+                f"{job.scratch} is not owned by a sandbox uid: prepare() did not run for this job"
+            )
         return owner
 
     def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
@@ -251,8 +318,13 @@ class BwrapSandbox(Sandbox):
         if self.tool == "bwrap":
             if uid is not None:
                 stage = _Stage(job.dir, [*runtime_paths(), str(RUNNER_ROOT / "runner")])
-            command = bwrap_argv(job, argv, uid=inside_uid, bwrap=shutil.which("bwrap") or "bwrap",
-                                 staged=stage.paths if stage else None)
+            command = bwrap_argv(
+                job,
+                argv,
+                uid=inside_uid,
+                bwrap=shutil.which("bwrap") or "bwrap",
+                staged=stage.paths if stage else None,
+            )
         else:
             command = unshare_argv(job, argv, uid=inside_uid)
         env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
@@ -312,4 +384,7 @@ class _Stage:
         check(libc.unshare(self.CLONE_NEWNS), "unshare(CLONE_NEWNS)")
         check(libc.mount(b"none", b"/", None, self.MS_REC | self.MS_PRIVATE, None), "making / private")
         for source, target in self.paths.items():
-            check(libc.mount(source.encode(), target.encode(), None, self.MS_BIND | self.MS_REC, None), f"binding {source}")
+            check(
+                libc.mount(source.encode(), target.encode(), None, self.MS_BIND | self.MS_REC, None),
+                f"binding {source}",
+            )

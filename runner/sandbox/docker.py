@@ -71,8 +71,14 @@ def code_hash(root: Path = RUNNER_ROOT) -> str:
     h = hashlib.sha256()
     for name in HASHED:
         top = root / name
-        files = [top] if top.is_file() else sorted(
-            p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        files = (
+            [top]
+            if top.is_file()
+            else sorted(
+                p
+                for p in top.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+            )
         )
         for path in files:
             data = path.read_bytes()
@@ -105,10 +111,9 @@ def _size(n: int) -> str:
 def describe(config: dict, *, uid: int, device: str, digest: str = "") -> str:
     """The isolation note of the report, read off the container's configuration itself."""
     scratch = config["tmpfs"][f"{JOB_DIR}/scratch"].split("size=")[1].split(",")[0]
-    gpu = (f"one GPU (device {config['device_requests'][0]['DeviceIDs'][0]})" if device == "cuda"
-           else "no GPU")
+    gpu = f"one GPU (device {config['device_requests'][0]['DeviceIDs'][0]})" if device == "cuda" else "no GPU"
     image = config["image"] + (f" ({digest[:19]})" if digest else "")
-    who = (f"uid {uid}, leased for the job" if uid != IMAGE_UID else f"the image's uid {IMAGE_UID}")
+    who = f"uid {uid}, leased for the job" if uid != IMAGE_UID else f"the image's uid {IMAGE_UID}"
     return (
         f"isolated by docker: judge and contestant in one container of {image}; the contestant as {who}, "
         f"with no capabilities; the judge as root with only {', '.join(config['cap_add'])}, non-dumpable; "
@@ -118,9 +123,19 @@ def describe(config: dict, *, uid: int, device: str, digest: str = "") -> str:
     )
 
 
-def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: str, threads: int,
-                     uid: int = IMAGE_UID, host_cpus: int = 1, image: str | None = None, gpu: str | None = None,
-                     image_digest: str = "") -> dict:
+def container_config(
+    *,
+    job_dir: Path,
+    job_name: str,
+    limits: Limits,
+    device: str,
+    threads: int,
+    uid: int = IMAGE_UID,
+    host_cpus: int = 1,
+    image: str | None = None,
+    gpu: str | None = None,
+    image_digest: str = "",
+) -> dict:
     """The keyword arguments of the docker SDK's `containers.create` for one job. Pure: the tests check it
     through the SDK's own argument builder, which needs no engine."""
     image = image or image_name()
@@ -159,7 +174,9 @@ def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: st
         "nano_cpus": cpu_quota(threads, host_cpus),
         "ipc_mode": "private",
         "init": True,  # a reaper as pid 1: signals and orphans behave as on a host
-        "log_config": {"type": "none"},  # the report and the judge's stderr come through the attach stream only
+        "log_config": {
+            "type": "none"
+        },  # the report and the judge's stderr come through the attach stream only
         "environment": {
             "HOME": "/tmp",
             "PYTHONDONTWRITEBYTECODE": "1",
@@ -171,7 +188,9 @@ def container_config(*, job_dir: Path, job_name: str, limits: Limits, device: st
         "ulimits": [{"Name": "core", "Soft": 0, "Hard": 0}],
     }
     if device == "cuda":
-        config["device_requests"] = [{"Driver": "nvidia", "DeviceIDs": [gpu or gpu_id()], "Capabilities": [["gpu"]]}]
+        config["device_requests"] = [
+            {"Driver": "nvidia", "DeviceIDs": [gpu or gpu_id()], "Capabilities": [["gpu"]]}
+        ]
     return config
 
 
@@ -233,7 +252,7 @@ def _demux(sock: socket.socket, deadline: float) -> tuple[bytes, bytes, bool]:
             kind, size = buffer[0], struct.unpack(">I", buffer[4:8])[0]
             if len(buffer) < 8 + size:
                 break
-            payload, buffer = buffer[8:8 + size], buffer[8 + size:]
+            payload, buffer = buffer[8 : 8 + size], buffer[8 + size :]
             if kind == 1 and len(out) < MAX_OUT:
                 out += payload
             elif kind == 2:
@@ -262,8 +281,10 @@ class DockerSandbox(Sandbox):
     def note(self) -> str:
         # On the host, after run_judge: read off the container it started. Inside the container (the judge
         # asks for the contestant's isolation): what the host passed in.
-        return self._note or os.environ.get("RUNNER_SANDBOX_NOTE") or (
-            f"isolated by docker: judge and contestant in one container of {image_name()}"
+        return (
+            self._note
+            or os.environ.get("RUNNER_SANDBOX_NOTE")
+            or (f"isolated by docker: judge and contestant in one container of {image_name()}")
         )
 
     # ---- on the host, in execute() --------------------------------------------------------------------
@@ -276,7 +297,9 @@ class DockerSandbox(Sandbox):
             self._cpus = int(self._client.info().get("NCPU") or 1)
         except Exception as exc:
             if type(exc).__name__ == "ImageNotFound":
-                raise RuntimeError(f"the runner image {name} is not on this host; build it with {REBUILD}") from None
+                raise RuntimeError(
+                    f"the runner image {name} is not on this host; build it with {REBUILD}"
+                ) from None
             raise RuntimeError(f"the docker engine failed: {_engine_message(exc)}") from None
         have, want = (image.labels or {}).get(HASH_LABEL, ""), code_hash()
         if have != want:
@@ -305,8 +328,14 @@ class DockerSandbox(Sandbox):
         limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
         uid = self._lease.uid if self._lease else IMAGE_UID
         config = container_config(
-            job_dir=job_dir, job_name=_job_name(job_dir), limits=limits, device=spec.device, threads=spec.threads,
-            uid=uid, host_cpus=self._cpus, image_digest=self._digest,
+            job_dir=job_dir,
+            job_name=_job_name(job_dir),
+            limits=limits,
+            device=spec.device,
+            threads=spec.threads,
+            uid=uid,
+            host_cpus=self._cpus,
+            image_digest=self._digest,
         )
         self._note = describe(config, uid=uid, device=spec.device, digest=self._digest)
         config["environment"]["RUNNER_SANDBOX_NOTE"] = self._note

@@ -80,7 +80,9 @@ def acquire() -> Lease:
             continue
         return Lease(uid, fd)
     r = uid_range()
-    raise RuntimeError(f"every sandbox uid ({r.start}-{r.stop - 1}) is in use by a running job; raise RUNNER_SANDBOX_UID_COUNT")
+    raise RuntimeError(
+        f"every sandbox uid ({r.start}-{r.stop - 1}) is in use by a running job; raise RUNNER_SANDBOX_UID_COUNT"
+    )
 
 
 def _uids_of(pid: str) -> tuple[set[int], str]:

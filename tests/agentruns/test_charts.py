@@ -19,7 +19,10 @@ def test_seconds_label_picks_a_unit():
 def test_chart_has_axes_units_and_series():
     svg = line_chart(
         [("best <runtime>", [(0, 0.02), (1, 0.015), (2, 0.01)])],
-        title="Best runtime per step", x_label="step", y_label="runtime", y_format=seconds_label,
+        title="Best runtime per step",
+        x_label="step",
+        y_label="runtime",
+        y_format=seconds_label,
     )
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert svg.count("<polyline") == 1 and svg.count("<circle") == 3

@@ -10,20 +10,49 @@ from leaderboard.agentruns.services import agent_run_create, agent_run_record_st
 @pytest.fixture
 def stored_run(db, tmp_path):
     run = agent_run_create(
-        problem="vectoradd", device_kind="cpu", policy="offline", variant="ttt-discover",
-        steps=3, groups=1, rollouts=2, seed=0, out_dir=str(tmp_path),
+        problem="vectoradd",
+        device_kind="cpu",
+        policy="offline",
+        variant="ttt-discover",
+        steps=3,
+        groups=1,
+        rollouts=2,
+        seed=0,
+        out_dir=str(tmp_path),
     )
     archive = Archive()
-    root = archive.add_seed("def custom_kernel(data):\n    return 'seed'\n", 1.0, 0.002, {"template": "reference design"})
+    root = archive.add_seed(
+        "def custom_kernel(data):\n    return 'seed'\n", 1.0, 0.002, {"template": "reference design"}
+    )
     for step in range(3):
         parent = archive.best()
         code = f"def custom_kernel(data):\n    return {step}  # <faster>\n"
-        archive.update(parent.id, [Child(code=code, reward=1.5 + step, runtime_s=0.002 / (1.5 + step), passed=True,
-                                         meta={"design": {"rows": 64 * step}})], step=step)
+        archive.update(
+            parent.id,
+            [
+                Child(
+                    code=code,
+                    reward=1.5 + step,
+                    runtime_s=0.002 / (1.5 + step),
+                    passed=True,
+                    meta={"design": {"rows": 64 * step}},
+                )
+            ],
+            step=step,
+        )
         best = archive.best()
-        record = StepRecord(step=step, starts=[parent.id], rewards=[[1.5 + step, 0.0]], mean_reward=(1.5 + step) / 2,
-                            max_reward=1.5 + step, passed=1, candidates=2, best_reward=best.reward,
-                            best_runtime_s=best.runtime_s, best_state=best.id)
+        record = StepRecord(
+            step=step,
+            starts=[parent.id],
+            rewards=[[1.5 + step, 0.0]],
+            mean_reward=(1.5 + step) / 2,
+            max_reward=1.5 + step,
+            passed=1,
+            candidates=2,
+            best_reward=best.reward,
+            best_runtime_s=best.runtime_s,
+            best_state=best.id,
+        )
         agent_run_record_step(run=run, record=record, archive=archive, reference_s=0.002)
     assert root.id in run.best_kernels[0]["lineage"]
     return run

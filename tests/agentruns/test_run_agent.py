@@ -14,8 +14,25 @@ from leaderboard.submissions.selectors import ranking_for_problem
 def test_run_agent_stores_steps_and_enters_the_ranking(problems, no_limits, settings, tmp_path, capsys):
     settings.RUNNER_SANDBOX = "bwrap"  # what the platform uses: leaderboard mode refuses `none`
     call_command(
-        "run_agent", "--problem", "vectoradd", "--device", "cpu", "--policy", "offline", "--steps", "1",
-        "--groups", "1", "--rollouts", "2", "--seed", "3", "--case-budget", "0.05", "--out", str(tmp_path),
+        "run_agent",
+        "--problem",
+        "vectoradd",
+        "--device",
+        "cpu",
+        "--policy",
+        "offline",
+        "--steps",
+        "1",
+        "--groups",
+        "1",
+        "--rollouts",
+        "2",
+        "--seed",
+        "3",
+        "--case-budget",
+        "0.05",
+        "--out",
+        str(tmp_path),
     )
     out = capsys.readouterr()
     run = AgentRun.objects.get()

@@ -8,7 +8,12 @@ from agents.archive import Archive, Child
 
 
 def child(tag, reward, passed=True):
-    return Child(code=f"def custom_kernel(data):\n    return {tag!r}\n", reward=reward, runtime_s=1 / reward if reward else None, passed=passed)
+    return Child(
+        code=f"def custom_kernel(data):\n    return {tag!r}\n",
+        reward=reward,
+        runtime_s=1 / reward if reward else None,
+        passed=passed,
+    )
 
 
 def seeded(*rewards):

@@ -19,7 +19,9 @@ def load(code):
 
 def all_designs(space):
     names = [c.name for c in space.choices]
-    return [dict(zip(names, vals, strict=True)) for vals in itertools.product(*(c.values for c in space.choices))]
+    return [
+        dict(zip(names, vals, strict=True)) for vals in itertools.product(*(c.values for c in space.choices))
+    ]
 
 
 TRIMUL_INPUTS = [
@@ -80,7 +82,7 @@ def test_unknown_problem():
 
 def test_matmul_designs():
     a, b = torch.rand(32, 48).half(), torch.rand(48, 16).half()
-    want = (a.float() @ b.float())
+    want = a.float() @ b.float()
     for device in ("cpu", "cuda"):
         space = design_space("matmul", device)
         for design in all_designs(space):
@@ -89,7 +91,9 @@ def test_matmul_designs():
                 compile(code, "candidate.py", "exec")
                 continue
             out = load(code)((a, b, torch.empty(32, 16, dtype=torch.float16)))
-            assert out.dtype == torch.float16 and torch.allclose(out.float(), want, rtol=1e-2, atol=1e-2), design
+            assert out.dtype == torch.float16 and torch.allclose(out.float(), want, rtol=1e-2, atol=1e-2), (
+                design
+            )
 
 
 def test_triton_programs_run_in_the_interpreter():
@@ -101,6 +105,11 @@ def test_triton_programs_run_in_the_interpreter():
 
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("triton_check.py"))], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("triton_check.py"))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and "triton programs ok" in done.stdout, done.stderr[-2000:]

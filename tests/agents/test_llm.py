@@ -50,8 +50,13 @@ def tiny_model(vocab):
 
     torch.manual_seed(0)
     cfg = LlamaConfig(
-        vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
     )
     return LlamaForCausalLM(cfg)
 
@@ -73,9 +78,20 @@ class TextVerifier:
 
 
 def test_prompt_carries_problem_code_and_runtime():
-    ctx = Context(problem="trimul", device="cpu", start_code="def custom_kernel(data): ...", start_runtime_s=0.0123, reference_s=0.0246)
+    ctx = Context(
+        problem="trimul",
+        device="cpu",
+        start_code="def custom_kernel(data): ...",
+        start_runtime_s=0.0123,
+        reference_s=0.0246,
+    )
     text = build_messages(ctx, "Compute TriMul.")[1]["content"]
-    assert "trimul" in text and "def custom_kernel(data): ..." in text and "12.300 ms" in text and "2.00x" in text
+    assert (
+        "trimul" in text
+        and "def custom_kernel(data): ..." in text
+        and "12.300 ms" in text
+        and "2.00x" in text
+    )
     assert extract_code("Here:\n```python\nimport torch\n```\nthanks") == "import torch\n"
     assert extract_code("no fences") == "no fences\n"
 
@@ -97,14 +113,18 @@ def test_one_whole_step_trains_and_reloads_the_adapter(tmp_path):
     record = run.step()
 
     assert record.candidates == 4 and len(record.rewards[0]) == 4
-    assert any(not torch.equal(v, lora_before[k]) for k, v in trainer.model.named_parameters() if "lora_B" in k)
+    assert any(
+        not torch.equal(v, lora_before[k]) for k, v in trainer.model.named_parameters() if "lora_B" in k
+    )
     saved = json.loads((tmp_path / "run" / "policy.json").read_text())
     assert saved["version"] == 1 and (tmp_path / "adapters" / "step-1" / "adapter_model.safetensors").exists()
 
     # A fresh model with the saved adapter loaded (a resumed run) gives the same log-probabilities.
     model2 = tiny_model(len(tokenizer))
     trainer2 = LoRATrainer(model2, rank=4, lr=1e-2)
-    policy2 = LLMPolicy(LocalSampler(trainer2.model, tokenizer), trainer2, tokenizer, adapter_dir=str(tmp_path / "adapters"))
+    policy2 = LLMPolicy(
+        LocalSampler(trainer2.model, tokenizer), trainer2, tokenizer, adapter_dir=str(tmp_path / "adapters")
+    )
     policy2.load_state_dict(saved)
     prompt = prompt_ids(tokenizer, build_messages(ctx))
     completion = tokenizer("def custom_kernel", add_special_tokens=False)["input_ids"]

@@ -74,7 +74,11 @@ def test_save_after_every_step_and_resume(tmp_path):
     first.step()
     first.step()
     saved = json.loads((tmp_path / "run.json").read_text())
-    assert len(saved["steps"]) == 2 and (tmp_path / "archive.json").exists() and (tmp_path / "policy.json").exists()
+    assert (
+        len(saved["steps"]) == 2
+        and (tmp_path / "archive.json").exists()
+        and (tmp_path / "policy.json").exists()
+    )
 
     resumed = make(tmp_path, steps=4)  # a new process would build exactly this
     assert resumed.next_step == 2

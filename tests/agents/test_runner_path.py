@@ -14,8 +14,17 @@ from runner.problem import list_problems
 @pytest.mark.slow
 def test_one_step_on_the_runner(tmp_path):
     verifier = RunnerVerifier("vectoradd", "cpu", sandbox="none", case_budget_s=0.05)
-    run = make_run("vectoradd", "cpu", "offline", steps=1, groups=1, rollouts=2, seed=1, out_dir=tmp_path,
-                   verifier=verifier)
+    run = make_run(
+        "vectoradd",
+        "cpu",
+        "offline",
+        steps=1,
+        groups=1,
+        rollouts=2,
+        seed=1,
+        out_dir=tmp_path,
+        verifier=verifier,
+    )
     run.run()
     (record,) = run.records
     assert verifier.unit_s and run.seed_evaluations[0]["verdict"] == "passed"
@@ -24,13 +33,14 @@ def test_one_step_on_the_runner(tmp_path):
     evaluations = RunnerVerifier("vectoradd", "cpu", case_budget_s=0.05).evaluate(
         ["def custom_kernel(data):\n    A, B, C = data\n    return A - B\n", "this is not python"], 7
     )
-    assert [e.verdict for e in evaluations] == ["failed", "rejected"]  # the judge's word: wrong values; syntax
+    assert [e.verdict for e in evaluations] == [
+        "failed",
+        "rejected",
+    ]  # the judge's word: wrong values; syntax
     assert all(e.reward == 0.0 for e in evaluations)
 
 
-needs_trimul = pytest.mark.skipif(
-    "trimul" not in list_problems(), reason="problems/trimul is not there yet"
-)
+needs_trimul = pytest.mark.skipif("trimul" not in list_problems(), reason="problems/trimul is not there yet")
 
 
 @needs_trimul

@@ -25,7 +25,9 @@ def make_input(bs=1, seqlen=16, dim=32, hidden=16, nomask=False, seed=0, cauchy=
         x = torch.empty(bs, seqlen, seqlen, dim).cauchy_(0, 2, generator=g)
     else:
         x = torch.randn(bs, seqlen, seqlen, dim, generator=g)
-    mask = torch.ones(bs, seqlen, seqlen) if nomask else torch.randint(0, 2, (bs, seqlen, seqlen), generator=g)  # int64, as the problem gives
+    mask = (
+        torch.ones(bs, seqlen, seqlen) if nomask else torch.randint(0, 2, (bs, seqlen, seqlen), generator=g)
+    )  # int64, as the problem gives
     w = {"norm.weight": torch.randn(dim, generator=g), "norm.bias": torch.randn(dim, generator=g)}
     for k in NAMES:
         w[k + ".weight"] = torch.randn(hidden, dim, generator=g) / hidden**0.5

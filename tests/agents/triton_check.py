@@ -27,8 +27,10 @@ def load(code):
 trimul = design_space("trimul", "cuda")
 for extra in ({"mask": "multiply"}, {"mask": "skip_if_ones", "norm_in": "folded", "precision": "bf16"}):
     kernel = load(trimul.render({**trimul.seed, "gating": "triton", **extra}))
-    for data in (make_input(bs=2, seqlen=8, dim=16, hidden=16, seed=3),
-                 make_input(bs=1, seqlen=6, dim=16, hidden=16, nomask=True, seed=4)):
+    for data in (
+        make_input(bs=2, seqlen=8, dim=16, hidden=16, seed=3),
+        make_input(bs=1, seqlen=6, dim=16, hidden=16, nomask=True, seed=4),
+    ):
         assert torch.allclose(kernel(data), reference(data), rtol=2e-2, atol=2e-2), extra
 
 vectoradd = design_space("vectoradd", "cuda")
@@ -38,7 +40,9 @@ for compute in ("fp16", "fp32"):
     assert torch.allclose(kernel((A, B, torch.empty_like(A))).float(), (A + B).float(), atol=1e-3), compute
 
 matmul = design_space("matmul", "cuda")
-kernel = load(matmul.render({**matmul.seed, "backend": "triton", "block_m": 64, "block_n": 64, "block_k": 32}))
+kernel = load(
+    matmul.render({**matmul.seed, "backend": "triton", "block_m": 64, "block_n": 64, "block_k": 32})
+)
 a, b = torch.rand(64, 96).half(), torch.rand(96, 80).half()
 out = kernel((a, b, torch.empty(64, 80, dtype=torch.float16)))
 assert torch.allclose(out.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)

@@ -35,8 +35,13 @@ def missing() -> str | None:
 def require() -> None:
     why = missing()
     if why and "scripts/docker.sh image" in why:  # an engine answers; the image is missing or stale
-        subprocess.run(["bash", "scripts/docker.sh", "image"], cwd=RUNNER_ROOT, timeout=900,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["bash", "scripts/docker.sh", "image"],
+            cwd=RUNNER_ROOT,
+            timeout=900,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         why = missing()
     if why is None:
         return

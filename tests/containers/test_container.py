@@ -14,7 +14,7 @@ from tests.containers import engine
 
 CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
 
-PROBE = '''
+PROBE = """
 import json, os, signal
 import torch
 
@@ -50,9 +50,9 @@ print("PROBE " + json.dumps(facts))
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
-INLINE_CPP = '''
+INLINE_CPP = """
 import torch
 from torch.utils.cpp_extension import load_inline
 
@@ -67,7 +67,7 @@ _ext = load_inline(
 def custom_kernel(data):
     A, B, C = data
     return _ext.add(A, B, C)
-'''
+"""
 
 
 @pytest.fixture
@@ -82,14 +82,16 @@ def client():
 
 
 def judge(source: str, **kw):
-    return execute(JobSpec(problem="vectoradd", source=source, sandbox="docker", device="cpu", call_s=60, **kw))
+    return execute(
+        JobSpec(problem="vectoradd", source=source, sandbox="docker", device="cpu", call_s=60, **kw)
+    )
 
 
 def test_the_contestant_has_its_own_uid_no_capabilities_and_cannot_reach_the_judge(client):
     report = judge(PROBE)
     assert report.verdict == "passed", report.message + report.logs[-3000:]
     line = next(ln for ln in report.logs.splitlines() if ln.startswith("PROBE "))
-    facts = json.loads(line[len("PROBE "):])
+    facts = json.loads(line[len("PROBE ") :])
     assert facts["uid"] == facts["gid"] and facts["uid"] not in (0, 10001) and facts["groups"] == []
     assert facts["caps"] == ["0000000000000000", "0000000000000000"]  # effective and permitted
     assert facts["user"] == facts["getpass"] == "contestant"

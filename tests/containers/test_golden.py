@@ -31,7 +31,9 @@ def test_docker_and_bwrap_agree(problem, solution, mode):
     source = solution.source
     verdicts = {}
     for backend in ("bwrap", "docker"):
-        report = execute(JobSpec(problem=problem, source=source, mode=mode, device="cpu", sandbox=backend, **QUICK))
+        report = execute(
+            JobSpec(problem=problem, source=source, mode=mode, device="cpu", sandbox=backend, **QUICK)
+        )
         verdicts[backend] = (report.verdict, report.message)
         assert not report.platform_fault, f"{backend}: {report.message}\n{report.logs[-2000:]}"
     assert verdicts["docker"][0] == verdicts["bwrap"][0], verdicts

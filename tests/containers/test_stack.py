@@ -16,9 +16,12 @@ def test_the_stack_comes_up_judges_a_submission_ranks_it_and_goes_down():
     from runner.sandbox.docker import engine as client_of
 
     client = client_of()
-    run = subprocess.run(["bash", "scripts/docker_stack.sh"], cwd=RUNNER_ROOT, capture_output=True, text=True,
-                         timeout=1800)
+    run = subprocess.run(
+        ["bash", "scripts/docker_stack.sh"], cwd=RUNNER_ROOT, capture_output=True, text=True, timeout=1800
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert "in the rankings: rank 1 alice" in run.stdout, run.stdout[-4000:]
     left = [c.name for c in client.containers.list(all=True) if c.name.startswith("kernelboard-local")]
-    assert left == [] and [v.name for v in client.volumes.list() if v.name.startswith("kernelboard-local")] == []
+    assert (
+        left == [] and [v.name for v in client.volumes.list() if v.name.startswith("kernelboard-local")] == []
+    )

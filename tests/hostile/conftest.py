@@ -72,7 +72,9 @@ def platform() -> dict[str, Path]:
         "secret_key": root / "secret_key",
     }
     files["db"].write_bytes(b"SQLite format 3\x00" + SECRET.encode() * 64)
-    files["settings"].write_text(f"SECRET_KEY = {SECRET!r}\nDATABASES = {{'default': {{'NAME': '{files['db']}'}}}}\n")
+    files["settings"].write_text(
+        f"SECRET_KEY = {SECRET!r}\nDATABASES = {{'default': {{'NAME': '{files['db']}'}}}}\n"
+    )
     files["secret_key"].write_text(SECRET)
     for f in files.values():
         f.chmod(0o644)
@@ -103,4 +105,6 @@ def hostile(backend, platform):
     assert _job_dirs() == set(), "a job directory was left behind"
     if runner.ran:
         report = runner(CORRECT)
-        assert report.verdict == "passed", f"a correct submission failed right after the attack: {describe(report)}"
+        assert report.verdict == "passed", (
+            f"a correct submission failed right after the attack: {describe(report)}"
+        )

@@ -25,7 +25,14 @@ class Hostile:
     def __call__(self, source: str, *, mode: str = "test", limits: dict | None = None, **kw):
         """Judge `source`; `limits` lowers limits for this job only (through RUNNER_LIMITS, which the judge
         inherits), so that the correct submission run afterwards gets the normal ones."""
-        spec = JobSpec(problem="vectoradd", source=source, mode=mode, device="cpu", sandbox=self.backend, **{**QUICK, **kw})
+        spec = JobSpec(
+            problem="vectoradd",
+            source=source,
+            mode=mode,
+            device="cpu",
+            sandbox=self.backend,
+            **{**QUICK, **kw},
+        )
         saved = os.environ.get("RUNNER_LIMITS")
         if limits:
             os.environ["RUNNER_LIMITS"] = json.dumps(limits)

@@ -4,7 +4,7 @@ allocation fails at once and the verdict names the memory limit."""
 from runner.limits import limits_for
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import torch
 
 
@@ -12,7 +12,7 @@ def custom_kernel(data):
     hog = torch.ones(64 << 30, dtype=torch.uint8)
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_allocating_64_gib_hits_the_memory_limit(hostile):

@@ -5,7 +5,7 @@ and they die with the job."""
 
 from tests.hostile.judging import describe
 
-SOURCE = '''
+SOURCE = """
 import threading
 import torch
 
@@ -26,7 +26,7 @@ def custom_kernel(data):
             threading.Thread(target=spin, daemon=True).start()
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_threads_left_running_buy_nothing_are_recorded_and_die_with_the_job(hostile):

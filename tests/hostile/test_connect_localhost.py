@@ -7,7 +7,7 @@ import socket
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import socket
 import torch
 
@@ -27,12 +27,14 @@ socket.create_connection(("127.0.0.1", PORT), timeout=5)  # the verdict's reason
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def _host_addresses() -> list[str]:
     try:
-        return sorted({a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")})
+        return sorted(
+            {a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")}
+        )
     except OSError:
         return []
 
@@ -61,5 +63,7 @@ def test_connecting_to_a_listener_on_the_hosts_loopback_never_reaches_it(hostile
         tcp.close()
         unix.close()
     assert report.verdict == "error", describe(report)
-    assert "ConnectionRefusedError" in one_line(report) or "Connection refused" in report.message, describe(report)
+    assert "ConnectionRefusedError" in one_line(report) or "Connection refused" in report.message, describe(
+        report
+    )
     assert "CONNECTED" not in report.logs, describe(report)

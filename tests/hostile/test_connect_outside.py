@@ -3,7 +3,7 @@ DNS lookup. Expected: error, "Network is unreachable": the sandbox's network nam
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import socket
 import torch
 
@@ -17,7 +17,7 @@ socket.create_connection(("1.1.1.1", 80), timeout=5)
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_connecting_outside_fails_at_once(hostile):

@@ -4,7 +4,7 @@ RUNNER_LIMITS so that it is reached before the limit per call.)"""
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import threading
 
 
@@ -17,7 +17,7 @@ def custom_kernel(data):
     for _ in range(3):
         threading.Thread(target=spin, daemon=True).start()
     spin()
-'''
+"""
 
 
 def test_busy_threads_hit_the_cpu_limit(hostile):

@@ -7,7 +7,7 @@ import secrets
 
 from tests.hostile.judging import describe
 
-SOURCE = '''
+SOURCE = """
 import os
 import torch
 
@@ -22,7 +22,7 @@ os.wait()
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def _running(marker: str) -> list[int]:

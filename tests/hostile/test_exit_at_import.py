@@ -3,7 +3,7 @@ Expected: error, saying how it left."""
 
 from tests.hostile.judging import describe, one_line
 
-OS_EXIT = '''
+OS_EXIT = """
 import os
 
 os._exit(3)
@@ -11,15 +11,15 @@ os._exit(3)
 
 def custom_kernel(data):
     return data[2]
-'''
+"""
 
-SYSTEM_EXIT = '''
+SYSTEM_EXIT = """
 raise SystemExit(4)
 
 
 def custom_kernel(data):
     return data[2]
-'''
+"""
 
 
 def test_os_exit_at_import(hostile):

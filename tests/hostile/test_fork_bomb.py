@@ -4,7 +4,7 @@ with EAGAIN and the verdict names the process limit; every process of the bomb i
 from runner.limits import limits_for
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import os
 import time
 import torch
@@ -21,7 +21,7 @@ while True:
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_a_fork_bomb_hits_the_process_limit(hostile):
@@ -29,4 +29,6 @@ def test_a_fork_bomb_hits_the_process_limit(hostile):
     assert report.verdict == "error", describe(report)
     message = one_line(report)
     assert "Resource temporarily unavailable" in message, describe(report)
-    assert f"the limit of {limits_for('test').processes} processes and threads was reached" in message, describe(report)
+    assert f"the limit of {limits_for('test').processes} processes and threads was reached" in message, (
+        describe(report)
+    )

@@ -2,14 +2,14 @@
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import torch
 
 
 def custom_kernel(data):
     while True:
         pass
-'''
+"""
 
 
 def test_an_infinite_loop_times_out(hostile):

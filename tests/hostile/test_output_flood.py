@@ -4,7 +4,7 @@ output limit; the report keeps only the head and tail of what it printed."""
 from runner.limits import limits_for
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import sys
 import torch
 
@@ -16,7 +16,7 @@ for _ in range(100 * 1024):
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_100_mb_of_output_is_stopped_at_the_output_limit(hostile):

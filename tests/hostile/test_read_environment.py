@@ -5,7 +5,7 @@ and its /proc shows its own processes only."""
 
 from tests.hostile.judging import SECRET, SECRET_ENV, describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import os
 import torch
 
@@ -23,7 +23,7 @@ print(os.environ["NAME"])
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_the_platforms_environment_never_reaches_the_contestant(hostile, platform):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.hostile.judging import SECRET, describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import glob
 import torch
 
@@ -23,7 +23,7 @@ print(open("PLANTED").read())
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_another_jobs_scratch_is_out_of_sight(hostile):
@@ -40,6 +40,8 @@ def test_another_jobs_scratch_is_out_of_sight(hostile):
         shutil.rmtree(other)
     assert report.verdict == "error", describe(report)
     # Absent from bwrap's private root; under docker, a host path under /tmp meets the judge's /tmp (0700).
-    unreachable = ["No such file or directory"] + (["Permission denied"] if hostile.backend == "docker" else [])
+    unreachable = ["No such file or directory"] + (
+        ["Permission denied"] if hostile.backend == "docker" else []
+    )
     assert any(reason in one_line(report) for reason in unreachable), describe(report)
     assert SECRET not in report.logs and "READ" not in report.logs, describe(report)

@@ -3,7 +3,7 @@ scratch limit and the verdict names it. (Lowered to 8 MiB with RUNNER_LIMITS to 
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import os
 import torch
 
@@ -16,10 +16,12 @@ for i in range(1 << 20):
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_filling_the_scratch_names_the_scratch_limit(hostile):
     report = hostile(SOURCE, limits={"scratch_bytes": 8 << 20})
     assert report.verdict == "error", describe(report)
-    assert "its scratch space is full: the scratch limit of 8 MiB was reached" in one_line(report), describe(report)
+    assert "its scratch space is full: the scratch limit of 8 MiB was reached" in one_line(report), describe(
+        report
+    )

@@ -3,14 +3,14 @@ fault and the call it happened in."""
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import ctypes
 import torch
 
 
 def custom_kernel(data):
     ctypes.string_at(0)
-'''
+"""
 
 
 def test_a_segfault_is_reported_as_one(hostile):

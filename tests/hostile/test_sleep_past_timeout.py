@@ -3,16 +3,16 @@ job's wall clock. Expected: timeout, naming the limit per call, or the job's wal
 
 from tests.hostile.judging import describe, one_line
 
-IN_A_CALL = '''
+IN_A_CALL = """
 import time
 import torch
 
 
 def custom_kernel(data):
     time.sleep(3600)
-'''
+"""
 
-AT_IMPORT = '''
+AT_IMPORT = """
 import time
 import torch
 
@@ -22,7 +22,7 @@ time.sleep(3600)
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_sleeping_in_a_call_times_out(hostile):

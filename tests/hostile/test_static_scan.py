@@ -3,7 +3,7 @@ hostile file that runs (and is stopped by the sandbox) as for one refused before
 
 from tests.hostile.judging import describe
 
-SOURCE = '''
+SOURCE = """
 import ctypes
 import socket
 import subprocess
@@ -15,7 +15,7 @@ print(open("/proc/self/status").read())
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_the_scanner_records_a_hostile_files_red_flags(hostile):

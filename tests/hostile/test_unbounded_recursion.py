@@ -3,7 +3,7 @@ Expected: error, the process dies of a segmentation fault, reported as such."""
 
 from tests.hostile.judging import describe, one_line
 
-SOURCE = '''
+SOURCE = """
 import sys
 import torch
 
@@ -16,7 +16,7 @@ def down(n):
 
 def custom_kernel(data):
     return down(0)
-'''
+"""
 
 
 def test_unbounded_recursion_is_an_error(hostile):

@@ -8,7 +8,7 @@ from runner.sandbox import RUNNER_ROOT
 from tests.hostile.judging import describe, one_line
 
 MARK = "kb-hostile-pwned"
-SOURCE = '''
+SOURCE = """
 import os
 import runner
 import torch
@@ -33,7 +33,7 @@ with open(os.path.join(os.path.dirname(runner.__file__), "MARK.py"), "w") as f:
 def custom_kernel(data):
     A, B, C = data
     return torch.add(A, B, out=C)
-'''
+"""
 
 
 def test_nothing_outside_scratch_can_be_written(hostile):

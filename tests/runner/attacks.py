@@ -12,7 +12,9 @@ WRAP = "\n\n_honest_kernel = custom_kernel\n"
 
 # Writes a passing report, in the judge's frame format and as bare JSON, into every stream of the judge and
 # of its caller that it can open, then kills the judge so that the forgery is all the caller gets.
-FORGE_REPORT = WRAP + f'''
+FORGE_REPORT = (
+    WRAP
+    + f"""
 import json as _json
 import os as _os
 import signal as _signal
@@ -57,10 +59,13 @@ def custom_kernel(data):
     except OSError:
         pass
     return _honest_kernel(data)
-'''
+"""
+)
 
 # Kills the process that started it: under `none` that is the judge itself.
-KILL_JUDGE = WRAP + '''
+KILL_JUDGE = (
+    WRAP
+    + """
 import os as _os
 import signal as _signal
 
@@ -71,12 +76,15 @@ def custom_kernel(data):
     except OSError:
         pass
     return _honest_kernel(data)
-'''
+"""
+)
 
 # A helper thread started inside each call, doing the call's work a second time beside it (torch releases
 # the GIL, so both run at once on two cores) and joined before it returns: what a kernel that splits its
 # work over threads the job was not given costs, without the need for a problem-specific split.
-IN_CALL_THREAD = WRAP + '''
+IN_CALL_THREAD = (
+    WRAP
+    + """
 import threading as _threading
 
 
@@ -86,12 +94,15 @@ def custom_kernel(data):
     out = _honest_kernel(data)
     helper.join()
     return out
-'''
+"""
+)
 
 # A double-forked daemon in a session of its own, started at import, that writes its pid where the test
 # finds it (under `none` nothing stops that) and burns a core for the whole job: outside the contestant's
 # process tree as the tree used to be walked.
-ORPHAN_SPINNER = WRAP + '''
+ORPHAN_SPINNER = (
+    WRAP
+    + """
 import os as _os
 
 if _os.fork() == 0:
@@ -104,10 +115,13 @@ if _os.fork() == 0:
     _os._exit(0)
 _os.wait()
 custom_kernel = _honest_kernel
-'''
+"""
+)
 
 # Replies to the judge with something other than one small JSON object that answers its command.
-_BAD_REPLY = WRAP + """
+_BAD_REPLY = (
+    WRAP
+    + """
 import runner.channel as _channel
 
 _send = _channel.Channel._send_frame
@@ -122,6 +136,7 @@ def _bad(self, payload, fds=()):
 _channel.Channel._send_frame = _bad
 custom_kernel = _honest_kernel
 """
+)
 BAD_REPLIES = {
     name: _BAD_REPLY.replace("PAYLOAD", payload)
     for name, payload in {
@@ -134,7 +149,9 @@ BAD_REPLIES = {
 }
 
 # Claims outputs alias inputs they do not, with extra entries: once, that made the inputs writable.
-EXTRA_ALIASES = WRAP + '''
+EXTRA_ALIASES = (
+    WRAP
+    + """
 import __main__ as _harness  # the contestant runs as `python -m runner.contestant`
 
 _store = _harness.Harness.store
@@ -146,10 +163,13 @@ def _store_more(self, result, slot):
 
 _harness.Harness.store = _store_more
 custom_kernel = _honest_kernel
-'''
+"""
+)
 
 # Shrinks the arena it shares with the judge, which once made the judge die of SIGBUS.
-SHRINK_ARENA = WRAP + '''
+SHRINK_ARENA = (
+    WRAP
+    + """
 import os as _os
 
 
@@ -161,10 +181,13 @@ def custom_kernel(data):
         except FileNotFoundError:
             pass
     return _honest_kernel(data)
-'''
+"""
+)
 
 # Honest twins: what the judge must not flag or slow down.
-IDLE_THREAD_AT_IMPORT = WRAP + '''
+IDLE_THREAD_AT_IMPORT = (
+    WRAP
+    + """
 import threading as _threading
 import time as _time
 
@@ -176,4 +199,5 @@ def _idle():
 
 _threading.Thread(target=_idle, daemon=True).start()
 custom_kernel = _honest_kernel
-'''
+"""
+)

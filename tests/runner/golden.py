@@ -77,7 +77,10 @@ def correct(problem: str) -> list[Golden]:
 
 
 def wrong(problem: str) -> list[Golden]:
-    return [_own(problem, p, "wrong") for p in sorted((load_problem(problem).path / "solutions" / "wrong").glob("*.py"))]
+    return [
+        _own(problem, p, "wrong")
+        for p in sorted((load_problem(problem).path / "solutions" / "wrong").glob("*.py"))
+    ]
 
 
 def generic_cheats() -> list[Path]:
@@ -88,8 +91,14 @@ def cheating(problem: str) -> list[Golden]:
     own = sorted((load_problem(problem).path / "solutions" / "cheating").glob("*.py"))
     out = [_own(problem, p, "cheating") for p in own]
     for path in generic_cheats():
-        out.append(Golden(problem, f"{problem}/cheats/{path.name}", Solution.read(path, "cheating"),
-                          wrap(problem, path.read_text())))
+        out.append(
+            Golden(
+                problem,
+                f"{problem}/cheats/{path.name}",
+                Solution.read(path, "cheating"),
+                wrap(problem, path.read_text()),
+            )
+        )
     return out
 
 

@@ -11,11 +11,24 @@ WRONG = ROOT / "problems/vectoradd/solutions/wrong/wrong_dtype.py"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "runner", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "runner", *args], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
 
 
 def test_leaderboard_json_report_has_the_documented_schema():
-    out = run("run", "vectoradd", str(CORRECT), "--mode", "leaderboard", "--device", "cpu", "--json", "--case-budget", "0.1")
+    out = run(
+        "run",
+        "vectoradd",
+        str(CORRECT),
+        "--mode",
+        "leaderboard",
+        "--device",
+        "cpu",
+        "--json",
+        "--case-budget",
+        "0.1",
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["verdict"] == "passed"

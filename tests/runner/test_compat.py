@@ -19,19 +19,24 @@ def judge(problem: str, source: str, mode: str = "test"):
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_trimul_accepts_a_lower_precision_output_as_gpu_mode_does(dtype):
-    source = honest("trimul") + f"\n\n_fp32 = custom_kernel\n\ndef custom_kernel(data):\n    return _fp32(data).to(torch.{dtype})\n"
+    source = (
+        honest("trimul")
+        + f"\n\n_fp32 = custom_kernel\n\ndef custom_kernel(data):\n    return _fp32(data).to(torch.{dtype})\n"
+    )
     report = judge("trimul", "import torch\n" + source, mode="benchmark")
     assert report.verdict == "passed", describe(report)
 
 
 def test_an_exact_dtype_problem_still_names_the_dtype():
-    source = honest("matmul") + "\n\n_h = custom_kernel\n\ndef custom_kernel(data):\n    return _h(data).float()\n"
+    source = (
+        honest("matmul") + "\n\n_h = custom_kernel\n\ndef custom_kernel(data):\n    return _h(data).float()\n"
+    )
     report = judge("matmul", source)
     assert report.verdict == "failed" and "expected float16" in report.message, describe(report)
 
 
 def test_the_utils_helpers_of_gpu_mode_import_and_work():
-    source = '''
+    source = """
 import torch
 from task import input_t, output_t
 from utils import (DeterministicContext, DisableCuDNNTF32, clear_l2_cache, make_match_reference, set_seed,
@@ -49,7 +54,7 @@ def custom_kernel(data: input_t) -> output_t:
         out = torch.add(A, B, out=C)
     assert verbose_allclose(out, A + B) == [] and _check(data, out)[0]
     return out
-'''
+"""
     report = judge("vectoradd", source)
     assert report.verdict == "passed", describe(report)
 
@@ -61,7 +66,9 @@ def test_a_wrong_unpacking_is_told_what_data_holds():
 
 
 def test_a_cuda_call_on_a_cpu_run_is_told_the_run_is_on_the_cpu():
-    report = judge("vectoradd", "def custom_kernel(data):\n    A, B, C = data\n    return (A.cuda() + B.cuda()).cpu()\n")
+    report = judge(
+        "vectoradd", "def custom_kernel(data):\n    A, B, C = data\n    return (A.cuda() + B.cuda()).cpu()\n"
+    )
     assert report.verdict == "error", describe(report)
     assert "this run is on the CPU: create tensors on the inputs' device" in report.message, describe(report)
 

@@ -42,8 +42,14 @@ def make_job(root: Path, device: str = "cpu") -> Job:
     (job_dir / "submission.py").write_text(CORRECT)
     (job_dir / "task.py").write_text("")
     (job_dir / "scratch").mkdir()
-    return Job(dir=job_dir, submission=job_dir / "submission.py", scratch=job_dir / "scratch", device=device,
-               threads=1, limits=limits_for("test"))
+    return Job(
+        dir=job_dir,
+        submission=job_dir / "submission.py",
+        scratch=job_dir / "scratch",
+        device=device,
+        threads=1,
+        limits=limits_for("test"),
+    )
 
 
 def test_the_command_line_unshares_everything_and_binds_only_the_runtime_and_the_job(own_sandbox_space):
@@ -61,7 +67,10 @@ def test_the_command_line_unshares_everything_and_binds_only_the_runtime_and_the
     assert not any(s.startswith(("/var", "/root", "/etc/shadow")) for s in sources)
     assert str(job.submission) in sources and str(job.dir) not in sources
     i = argv.index("--tmpfs")
-    assert argv[i + 1] == str(job.scratch) and argv[i - 4:i - 2] == ["--size", str(job.limits.scratch_bytes)]
+    assert argv[i + 1] == str(job.scratch) and argv[i - 4 : i - 2] == [
+        "--size",
+        str(job.limits.scratch_bytes),
+    ]
     assert "--remount-ro /" in text and argv[-4:] == [argv[-4], "-m", "runner.contestant", "5"]
 
 
@@ -174,13 +183,18 @@ def test_nothing_outlives_a_job_and_the_next_starts_clean(own_sandbox_space):
     assert two.verdict == "passed", two.message + two.logs[-2000:]
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")),
-                    reason="the unshare fallback needs root and util-linux")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")),
+    reason="the unshare fallback needs root and util-linux",
+)
 def test_the_unshare_fallback_isolates_and_says_so(own_sandbox_space, monkeypatch):
     monkeypatch.setenv("RUNNER_SANDBOX_TOOL", "unshare")  # as where bubblewrap is not installed
     report = execute(JobSpec(problem="vectoradd", source=CORRECT, sandbox="bwrap", call_s=30))
     assert report.verdict == "passed", report.message + report.logs[-2000:]
-    assert report.isolation.startswith("isolated by unshare") and "bubblewrap is not installed" in report.isolation
+    assert (
+        report.isolation.startswith("isolated by unshare")
+        and "bubblewrap is not installed" in report.isolation
+    )
     escape = "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)\n" + CHECKS_IT_IS_CLEAN
     report = execute(JobSpec(problem="vectoradd", source=escape, sandbox="bwrap", call_s=30))
     assert report.verdict == "error" and "Network is unreachable" in report.message, report.message
@@ -202,13 +216,19 @@ def test_every_backend_is_chosen_by_name():
 
 def test_verdicts_name_the_limit_that_was_hit():
     lim = limits_for("test")
-    assert name_limit("custom_kernel raised RuntimeError: DefaultCPUAllocator: can't allocate memory", lim).endswith(
-        "(the memory limit of 16 GiB was reached)")
+    assert name_limit(
+        "custom_kernel raised RuntimeError: DefaultCPUAllocator: can't allocate memory", lim
+    ).endswith("(the memory limit of 16 GiB was reached)")
     assert "scratch limit of 256 MiB" in name_limit("OSError: [Errno 28] No space left on device", lim)
     assert "file-size limit" in name_limit("OSError: [Errno 27] File too large", lim)
-    assert "256 processes and threads" in name_limit("BlockingIOError: [Errno 11] Resource temporarily unavailable", lim)
+    assert "256 processes and threads" in name_limit(
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable", lim
+    )
     already = "killed by SIGXCPU: it used its 600 s of CPU time (the CPU limit)"
-    assert name_limit(already, lim) == already and name_limit("wrong output on call 3", lim) == "wrong output on call 3"
+    assert (
+        name_limit(already, lim) == already
+        and name_limit("wrong output on call 3", lim) == "wrong output on call 3"
+    )
 
 
 def test_limits_are_set_in_one_place_and_an_operator_may_change_them(monkeypatch):

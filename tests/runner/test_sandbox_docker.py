@@ -29,9 +29,18 @@ API_VERSIONS = ["1.41", docker.constants.DEFAULT_DOCKER_API_VERSION]  # Debian's
 
 
 def config(device="cuda", **kw):
-    kw = {"job_dir": JOB, "job_name": "kernelboard-kb-job-abc123", "limits": limits_for("leaderboard"),
-          "device": device, "threads": 1, "gpu": "3", "uid": 61003, "host_cpus": 8,
-          "image": "kernelboard-runner:latest", **kw}
+    kw = {
+        "job_dir": JOB,
+        "job_name": "kernelboard-kb-job-abc123",
+        "limits": limits_for("leaderboard"),
+        "device": device,
+        "threads": 1,
+        "gpu": "3",
+        "uid": 61003,
+        "host_cpus": 8,
+        "image": "kernelboard-runner:latest",
+        **kw,
+    }
     return container_config(**kw)
 
 
@@ -84,9 +93,13 @@ def test_every_writable_place_is_capped_and_the_scratch_is_the_contestants_and_e
     host = engine_request(config())["HostConfig"]
     scratch = host["Tmpfs"][f"{JOB_DIR}/scratch"].split(",")
     assert f"size={lim.scratch_bytes}" in scratch and "exec" in scratch and "noexec" not in scratch
-    assert "uid=61003" in scratch and "gid=61003" in scratch and "mode=0700" in scratch and "nosuid" in scratch
+    assert (
+        "uid=61003" in scratch and "gid=61003" in scratch and "mode=0700" in scratch and "nosuid" in scratch
+    )
     judge_tmp = host["Tmpfs"]["/tmp"].split(",")
-    assert "exec" in judge_tmp and "mode=0700" in judge_tmp and not any(o.startswith("uid=") for o in judge_tmp)
+    assert (
+        "exec" in judge_tmp and "mode=0700" in judge_tmp and not any(o.startswith("uid=") for o in judge_tmp)
+    )
     assert all("size=" in opts for opts in host["Tmpfs"].values())
     assert host["ShmSize"] == SHM_BYTES
 
@@ -110,8 +123,11 @@ def test_exactly_one_gpu_by_device_id_and_none_for_cpu_jobs():
 
 def test_the_job_directory_read_only_the_leased_uids_account_and_never_the_docker_socket():
     binds = engine_request(config())["HostConfig"]["Binds"]
-    assert binds == [f"{JOB}:{JOB_DIR}:ro", f"{JOB}/.sandbox-etc/passwd:/etc/passwd:ro",
-                     f"{JOB}/.sandbox-etc/group:/etc/group:ro"]
+    assert binds == [
+        f"{JOB}:{JOB_DIR}:ro",
+        f"{JOB}/.sandbox-etc/passwd:/etc/passwd:ro",
+        f"{JOB}/.sandbox-etc/group:/etc/group:ro",
+    ]
     assert engine_request(config(uid=IMAGE_UID))["HostConfig"]["Binds"] == [f"{JOB}:{JOB_DIR}:ro"]
     assert not any("docker.sock" in b for b in binds)
     assert "Mounts" not in engine_request(config())["HostConfig"]
@@ -125,7 +141,9 @@ def test_the_secrets_go_through_stdin_only():
 
 def test_the_isolation_note_is_read_off_the_container_it_describes():
     note = describe(config(), uid=61003, device="cuda", digest="sha256:0123456789abcdef0123")
-    assert note.startswith("isolated by docker: judge and contestant in one container of kernelboard-runner:latest")
+    assert note.startswith(
+        "isolated by docker: judge and contestant in one container of kernelboard-runner:latest"
+    )
     assert "uid 61003" in note and "one GPU (device 3)" in note and "256 MiB scratch" in note
     assert "64 MiB /dev/shm" in note and "memory 16 GiB" in note and "2 CPUs" in note
     cpu = describe(config(device="cpu", image="other:tag", uid=IMAGE_UID), uid=IMAGE_UID, device="cpu")

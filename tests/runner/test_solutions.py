@@ -24,8 +24,17 @@ def _params(group):
 
 
 def judge(problem, solution, mode, **kw):
-    return execute(JobSpec(problem=problem, source=solution.source, mode=mode, device="cpu", sandbox="none",
-                           allow_unisolated=True, **{**QUICK, **kw}))
+    return execute(
+        JobSpec(
+            problem=problem,
+            source=solution.source,
+            mode=mode,
+            device="cpu",
+            sandbox="none",
+            allow_unisolated=True,
+            **{**QUICK, **kw},
+        )
+    )
 
 
 def describe(report):
@@ -50,7 +59,12 @@ def test_correct_solution_passes(problem, solution, mode):
     assert report.verdict == "passed", describe(report)
     assert report.flags == []
     kinds = {c.kind for c in report.cases}
-    assert kinds == {"test": {"test"}, "benchmark": {"benchmark"}, "leaderboard": {"test", "benchmark", "secret"}}[mode]
+    assert (
+        kinds
+        == {"test": {"test"}, "benchmark": {"benchmark"}, "leaderboard": {"test", "benchmark", "secret"}}[
+            mode
+        ]
+    )
     if mode != "test":
         assert report.score_s and report.score_s > 0
         timed = [c for c in report.cases if c.kind != "test"]
@@ -59,7 +73,9 @@ def test_correct_solution_passes(problem, solution, mode):
 
 @pytest.mark.parametrize("problem,solution", list(_params("wrong")))
 def test_wrong_solution_gets_its_verdict_and_message(problem, solution):
-    assert solution.expect and solution.message, f"{solution.path} declares no 'expect:' or no 'message:' line"
+    assert solution.expect and solution.message, (
+        f"{solution.path} declares no 'expect:' or no 'message:' line"
+    )
     report = judge(problem, solution, "test", call_s=5)
     assert report.verdict in solution.expect, describe(report)
     assert solution.message in report.message, describe(report)
@@ -70,7 +86,9 @@ def test_wrong_solution_gets_its_verdict_and_message(problem, solution):
 @pytest.mark.parametrize("mode", ["benchmark", "leaderboard"])
 def test_cheating_solution_is_caught(problem, solution, mode):
     assert solution.threat is not None, f"{solution.path} names no threat"
-    assert solution.expect and solution.message, f"{solution.path} declares no 'expect:' or no 'message:' line"
+    assert solution.expect and solution.message, (
+        f"{solution.path} declares no 'expect:' or no 'message:' line"
+    )
     report = judge(problem, solution, mode)
     assert report.verdict in CAUGHT, describe(report)
     assert report.verdict in solution.expect, describe(report)

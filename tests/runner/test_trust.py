@@ -42,8 +42,17 @@ def backend(request) -> str:
 
 def judge(problem: str, attack: str, *, mode: str = "benchmark", sandbox: str = "none", **kw):
     """The problem's honest solution (golden.honest), with `attack` appended."""
-    return execute(JobSpec(problem=problem, source=golden.honest(problem) + attack, mode=mode, device="cpu",
-                           sandbox=sandbox, allow_unisolated=True, **{**QUICK, **kw}))
+    return execute(
+        JobSpec(
+            problem=problem,
+            source=golden.honest(problem) + attack,
+            mode=mode,
+            device="cpu",
+            sandbox=sandbox,
+            allow_unisolated=True,
+            **{**QUICK, **kw},
+        )
+    )
 
 
 def timed(report):
@@ -91,7 +100,9 @@ def test_alias_claims_that_do_not_hold_are_out_of_protocol(problem):
 def test_the_shared_arena_cannot_be_shrunk(problem):
     report = judge(problem, attacks.SHRINK_ARENA)
     assert report.verdict == "error" and not report.platform_fault, describe(report)
-    assert "PermissionError" in report.message and "Operation not permitted" in report.message, describe(report)
+    assert "PermissionError" in report.message and "Operation not permitted" in report.message, describe(
+        report
+    )
 
 
 # ---- compute beyond the allowance is charged ------------------------------------------------------------

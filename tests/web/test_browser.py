@@ -107,7 +107,12 @@ class Platform:
 
     def manage(self, *args: str) -> str:
         done = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
@@ -137,7 +142,9 @@ def platform(tmp_path):
     platform = Platform(tmp_path / "var", free_port())
     try:
         wait_for(
-            lambda: "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None,
+            lambda: (
+                "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None
+            ),
             timeout_s=120,
             what="manage.py serve to start",
         )

@@ -70,17 +70,29 @@ def test_best_score_over_time_plot_has_axes_with_units(client, alice, robo, judg
     assert svg.count("<circle") == 2  # two records: alice's 2 ms, then robo's 1 ms
 
 
-def test_the_cached_standings_follow_new_runs_and_staff_decisions(client, alice, bob, staff, judged, floor_flag):
+def test_the_cached_standings_follow_new_runs_and_staff_decisions(
+    client, alice, bob, staff, judged, floor_flag
+):
     judged(alice, score_s=2e-3)
     assert "alice" in client.get("/problems/vectoradd/").content.decode()
     judged(bob, score_s=1e-3)  # a new run: on the page at once
-    table = client.get("/problems/vectoradd/").content.decode().split('data-device="cpu"')[1].split("</table>")[0]
+    table = (
+        client.get("/problems/vectoradd/").content.decode().split('data-device="cpu"')[1].split("</table>")[0]
+    )
     assert table.index("bob") < table.index("alice")
 
     from leaderboard.web.services import submission_accept_flagged
 
     flagged = judged(staff, score_s=1e-7, verdict="flagged", flags=[floor_flag])
-    assert "staff" not in client.get("/problems/vectoradd/").content.decode().split("<h2>Rankings")[1].split("</section>")[0]
+    assert (
+        "staff"
+        not in client.get("/problems/vectoradd/")
+        .content.decode()
+        .split("<h2>Rankings")[1]
+        .split("</section>")[0]
+    )
     submission_accept_flagged(submission_id=flagged.pk, reviewer=staff)  # no new run: a new generation
-    rankings = client.get("/problems/vectoradd/").content.decode().split("<h2>Rankings")[1].split("</section>")[0]
+    rankings = (
+        client.get("/problems/vectoradd/").content.decode().split("<h2>Rankings")[1].split("</section>")[0]
+    )
     assert rankings.index("staff") < rankings.index("bob")

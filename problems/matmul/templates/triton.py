@@ -11,9 +11,21 @@ from task import input_t, output_t
 
 @triton.jit
 def matmul_kernel(
-    a_ptr, b_ptr, c_ptr, M, N, K,
-    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
 ):
     pid_m = tl.program_id(axis=0)
     pid_n = tl.program_id(axis=1)
@@ -24,11 +36,13 @@ def matmul_kernel(
     for k0 in range(0, K, BLOCK_K):
         a = tl.load(
             a_ptr + offs_m[:, None] * stride_am + (k0 + offs_k)[None, :] * stride_ak,
-            mask=(offs_m[:, None] < M) & ((k0 + offs_k)[None, :] < K), other=0.0,
+            mask=(offs_m[:, None] < M) & ((k0 + offs_k)[None, :] < K),
+            other=0.0,
         )
         b = tl.load(
             b_ptr + (k0 + offs_k)[:, None] * stride_bk + offs_n[None, :] * stride_bn,
-            mask=((k0 + offs_k)[:, None] < K) & (offs_n[None, :] < N), other=0.0,
+            mask=((k0 + offs_k)[:, None] < K) & (offs_n[None, :] < N),
+            other=0.0,
         )
         acc = tl.dot(a, b, acc)
     tl.store(
@@ -47,8 +61,20 @@ def custom_kernel(data: input_t) -> output_t:
         BLOCK_M, BLOCK_N, BLOCK_K = (max(16, min(256, triton.next_power_of_2(d))) for d in (M, N, K))
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     matmul_kernel[grid](
-        a, b, c, M, N, K,
-        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+        a,
+        b,
+        c,
+        M,
+        N,
+        K,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        c.stride(0),
+        c.stride(1),
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_K=BLOCK_K,
     )
     return c

@@ -17,7 +17,9 @@ from task import input_t, output_t
 
 
 @triton.jit
-def make_reflector(A_ptr, tau_ptr, batch, n, j, stride_b, stride_r, stride_c, BB: tl.constexpr, BLOCK: tl.constexpr):
+def make_reflector(
+    A_ptr, tau_ptr, batch, n, j, stride_b, stride_r, stride_c, BB: tl.constexpr, BLOCK: tl.constexpr
+):
     mats = tl.program_id(0) * BB + tl.arange(0, BB)  # BB matrices per program
     rows = tl.arange(0, BLOCK)
     bmask = (mats < batch)[:, None]
@@ -32,14 +34,27 @@ def make_reflector(A_ptr, tau_ptr, batch, n, j, stride_b, stride_r, stride_c, BB
     tau = tl.where(active, (beta - alpha) / tl.where(active, beta, 1.0), 0.0)
     scale = tl.where(active, 1.0 / tl.where(active, alpha - beta, 1.0), 0.0)
     tl.store(col, below * scale[:, None], mask=bmask & (rows[None, :] > j) & (rows[None, :] < n))
-    tl.store(A_ptr + mats * stride_b + j * stride_c + j * stride_r, tl.where(active, beta, alpha), mask=mats < batch)
+    tl.store(
+        A_ptr + mats * stride_b + j * stride_c + j * stride_r,
+        tl.where(active, beta, alpha),
+        mask=mats < batch,
+    )
     tl.store(tau_ptr + mats * n + j, tau, mask=mats < batch)
 
 
 @triton.jit
 def apply_reflector(
-    A_ptr, tau_ptr, batch, n, j, stride_b, stride_r, stride_c,
-    BB: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+    A_ptr,
+    tau_ptr,
+    batch,
+    n,
+    j,
+    stride_b,
+    stride_r,
+    stride_c,
+    BB: tl.constexpr,
+    BLOCK_R: tl.constexpr,
+    BLOCK_C: tl.constexpr,
 ):
     mats = tl.program_id(0) * BB + tl.arange(0, BB)
     cols = j + 1 + tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
@@ -52,7 +67,11 @@ def apply_reflector(
         rows = (r0 + tl.arange(0, BLOCK_R))[None, :, None]
         v = tl.load(base + rows * stride_r + j * stride_c, mask=bmask & (rows < n) & (rows > j), other=0.0)
         v = tl.where(rows == j, 1.0, v)
-        tile = tl.load(base + rows * stride_r + cols[None, None, :] * stride_c, mask=bmask & (rows < n) & cmask, other=0.0)
+        tile = tl.load(
+            base + rows * stride_r + cols[None, None, :] * stride_c,
+            mask=bmask & (rows < n) & cmask,
+            other=0.0,
+        )
         w += tl.sum(v * tile, axis=1)
     w = w * tau[:, None]
     for r0 in range(j, n, BLOCK_R):  # A[j:, cols] -= v w^T

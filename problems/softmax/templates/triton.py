@@ -11,8 +11,9 @@ from task import input_t, output_t
 
 
 @triton.jit
-def softmax_kernel(x_ptr, out_ptr, rows, cols, stride_x, stride_out,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def softmax_kernel(
+    x_ptr, out_ptr, rows, cols, stride_x, stride_out, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
     offs_m = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     mask = (offs_m[:, None] < rows) & (offs_n[None, :] < cols)
@@ -33,6 +34,7 @@ def custom_kernel(data: input_t) -> output_t:
     else:  # the interpreter runs programs one after another in NumPy: few, large ones
         BLOCK_M, warps = max(1, min(triton.next_power_of_2(rows), 65536 // BLOCK_N)), 1
     grid = (triton.cdiv(rows, BLOCK_M),)
-    softmax_kernel[grid](x, out, rows, cols, x.stride(0), out.stride(0),
-                         BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=warps)
+    softmax_kernel[grid](
+        x, out, rows, cols, x.stride(0), out.stride(0), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=warps
+    )
     return out

@@ -15,8 +15,18 @@ from task import input_t, output_t
 
 
 @triton.jit
-def triangle_kernel(l_ptr, r_ptr, out_ptr, N, H, BS, BLOCK_C: tl.constexpr,
-                    BLOCK_I: tl.constexpr, BLOCK_J: tl.constexpr, BLOCK_K: tl.constexpr):
+def triangle_kernel(
+    l_ptr,
+    r_ptr,
+    out_ptr,
+    N,
+    H,
+    BS,
+    BLOCK_C: tl.constexpr,
+    BLOCK_I: tl.constexpr,
+    BLOCK_J: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     # l, r: [H * BS, N, N] (channel c = hidden index * BS + batch); out: [BS, N, N, H].
     # One program: BLOCK_C channels times a BLOCK_I x BLOCK_J tile of (i, j).
     c = tl.program_id(0).to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
@@ -48,7 +58,9 @@ def custom_kernel(data: input_t) -> output_t:
     xn = F.layer_norm(x.reshape(rows, dim), (dim,), w["norm.weight"], w["norm.bias"])
     # the four projections in one matrix product, computed transposed: [4 * hidden, rows], hidden-major, so
     # that each channel of left and right is one contiguous N x N matrix
-    weight = torch.cat([w["left_proj.weight"], w["left_gate.weight"], w["right_proj.weight"], w["right_gate.weight"]])
+    weight = torch.cat(
+        [w["left_proj.weight"], w["left_gate.weight"], w["right_proj.weight"], w["right_gate.weight"]]
+    )
     pt = torch.mm(weight, xn.t())
     m = mask.reshape(1, rows)
     left = pt[:hidden] * m * torch.sigmoid(pt[hidden : 2 * hidden])  # [hidden, rows] = [hidden * bs, N, N]
@@ -64,7 +76,16 @@ def custom_kernel(data: input_t) -> output_t:
     block_k = min(block, 32) if gpu else block
     grid = (triton.cdiv(hidden * bs, block_c), triton.cdiv(n, block), triton.cdiv(n, block))
     triangle_kernel[grid](
-        left, right, out, n, hidden, bs, BLOCK_C=block_c, BLOCK_I=block, BLOCK_J=block, BLOCK_K=block_k,
+        left,
+        right,
+        out,
+        n,
+        hidden,
+        bs,
+        BLOCK_C=block_c,
+        BLOCK_I=block,
+        BLOCK_J=block,
+        BLOCK_K=block_k,
     )
 
     out = F.layer_norm(out, (hidden,), w["to_out_norm.weight"], w["to_out_norm.bias"])

@@ -17,7 +17,12 @@ def test_a_docker_worker_judges_a_submission_from_the_api_to_the_rankings(worker
     workers.start("docker", RUNNER_SANDBOX="docker", RUNNER_CASE_BUDGET_S="0.05")
     response = client.post(
         "/api/submissions",
-        {"problem": "vectoradd", "device": "cpu", "mode": "leaderboard", "source": vectoradd_source("on docker")},
+        {
+            "problem": "vectoradd",
+            "device": "cpu",
+            "mode": "leaderboard",
+            "source": vectoradd_source("on docker"),
+        },
         content_type="application/json",
         headers=alice.auth,
     )
@@ -27,8 +32,12 @@ def test_a_docker_worker_judges_a_submission_from_the_api_to_the_rankings(worker
     def row():
         return Submission.objects.get(pk=pk)
 
-    final = wait_for(lambda: row() if row().is_final else None, timeout_s=240, what="the docker worker's verdict",
-                     every_s=0.5)
+    final = wait_for(
+        lambda: row() if row().is_final else None,
+        timeout_s=240,
+        what="the docker worker's verdict",
+        every_s=0.5,
+    )
     assert final.state == State.PASSED, final.message
     run = Run.objects.get(submission=final)
     assert run.worker == "docker@test" and run.secret_passed and run.score_s > 0

@@ -14,8 +14,12 @@ import torch
 
 
 def _candidate(value, like, mine):
-    return (isinstance(value, torch.Tensor) and value.shape == like.shape and value.dtype == like.dtype
-            and value.data_ptr() not in mine)
+    return (
+        isinstance(value, torch.Tensor)
+        and value.shape == like.shape
+        and value.dtype == like.dtype
+        and value.data_ptr() not in mine
+    )
 
 
 def _find(like, mine):
