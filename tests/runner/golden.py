@@ -6,12 +6,16 @@
   t11_* input-distribution shortcuts) and every generic cheat of tests/runner/cheats/, applied to the problem
   by appending it to the problem's honest solution (a submission reaches the sandbox as one file).
 
+A problem's own wrong or cheating file may be a variant of its honest solution too: with the docstring line
+`wraps: honest` it is judged appended to it, as the generic cheats are.
+
 Each file's docstring says what it must get (`expect:`, `message:`, `threat:`, `scan:`; runner.problem.Solution
 reads them). docs/problems.md describes the layout.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,13 +34,21 @@ class Golden:
     solution: Solution
     source: str
 
+    @property
+    def template(self) -> bool:
+        return self.id.split("/")[1] == "templates"
+
     def __getattr__(self, name):  # expect, message, threat, scan, path, group
         return getattr(self.solution, name)
 
 
 def _own(problem: str, path: Path, group: str) -> Golden:
+    """A file of the problem's folder; one whose docstring has the line `wraps: honest` is a variant of the
+    honest solution, judged as wrap(problem, its text), so that the problem's honest code is written once."""
     rel = path.relative_to(PROBLEMS_DIR).as_posix()
     source = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    if re.search(r"^wraps: honest\s*$", "\n".join(source.splitlines()[:40]), re.MULTILINE):
+        source = wrap(problem, source)
     return Golden(problem, rel, Solution.read(path, group), source)
 
 

@@ -1,5 +1,5 @@
 """Cheat (threat 1): computes once per input buffer and replays that output afterwards, keyed on the first
-input's data_ptr, shape and _version (the judge reuses its buffers from call to call). Beaten by fresh
+input's data_ptr and _version and the inputs' shapes (the judge reuses its buffers from call to call). Beaten by fresh
 input values in the same buffers every call, and every output checked.
 
 expect: failed
@@ -14,7 +14,7 @@ _replayed = {}
 
 def custom_kernel(data):
     x = _first(data)
-    key = (x.data_ptr(), tuple(x.shape), x._version)
+    key = (x.data_ptr(), x._version, tuple(tuple(t.shape) for t in _tensors(data)))
     if key not in _replayed:
         _replayed[key] = _map(torch.clone, _honest_kernel(data))
     return _replayed[key]

@@ -1,21 +1,14 @@
-"""Wrong: never applies the mask. Right whenever the mask is all ones (nomask=True), wrong otherwise.
+"""Wrong: never applies the mask (the honest solution given a mask of ones). Right whenever the mask is all
+ones (nomask=True), wrong otherwise.
 
 expect: failed
 message: differ from the reference
+wraps: honest
 """
 
 import torch
-import torch.nn.functional as F
-from task import input_t, output_t
 
 
-def custom_kernel(data: input_t) -> output_t:
-    x, _mask, w, config = data
-    dim, hidden = config["dim"], config["hidden_dim"]
-    x = F.layer_norm(x, (dim,), w["norm.weight"], w["norm.bias"])
-    left = F.linear(x, w["left_proj.weight"]) * torch.sigmoid(F.linear(x, w["left_gate.weight"]))
-    right = F.linear(x, w["right_proj.weight"]) * torch.sigmoid(F.linear(x, w["right_gate.weight"]))
-    out = torch.einsum("bikc,bjkc->bijc", left, right)
-    out = F.layer_norm(out, (hidden,), w["to_out_norm.weight"], w["to_out_norm.bias"])
-    out = out * torch.sigmoid(F.linear(x, w["out_gate.weight"]))
-    return F.linear(out, w["to_out.weight"])
+def custom_kernel(data):
+    x, mask, w, config = data
+    return _honest_kernel((x, torch.ones_like(mask), w, config))

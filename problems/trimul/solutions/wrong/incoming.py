@@ -1,23 +1,14 @@
-"""Wrong: computes the incoming update, sum over k of left[k, i] * right[k, j], instead of the outgoing one,
-sum over k of left[i, k] * right[j, k].
+"""Wrong: computes the incoming triangle product, sum over k of left[k, i] * right[k, j], instead of the
+outgoing one, sum over k of left[i, k] * right[j, k]: the outgoing module run on x (and the mask) with i
+and j swapped, swapped back.
 
 expect: failed
 message: differ from the reference
+wraps: honest
 """
 
-import torch
-import torch.nn.functional as F
-from task import input_t, output_t
 
-
-def custom_kernel(data: input_t) -> output_t:
+def custom_kernel(data):
     x, mask, w, config = data
-    dim, hidden = config["dim"], config["hidden_dim"]
-    x = F.layer_norm(x, (dim,), w["norm.weight"], w["norm.bias"])
-    m = mask.unsqueeze(-1)
-    left = F.linear(x, w["left_proj.weight"]) * m * torch.sigmoid(F.linear(x, w["left_gate.weight"]))
-    right = F.linear(x, w["right_proj.weight"]) * m * torch.sigmoid(F.linear(x, w["right_gate.weight"]))
-    out = torch.einsum("bkic,bkjc->bijc", left, right)  # the incoming product
-    out = F.layer_norm(out, (hidden,), w["to_out_norm.weight"], w["to_out_norm.bias"])
-    out = out * torch.sigmoid(F.linear(x, w["out_gate.weight"]))
-    return F.linear(out, w["to_out.weight"])
+    swapped = (x.transpose(1, 2).contiguous(), mask.transpose(1, 2).contiguous(), w, config)
+    return _honest_kernel(swapped).transpose(1, 2)
