@@ -17,6 +17,7 @@ import pytest
 
 from runner import JobSpec, execute
 from runner.problem import list_problems
+from runner.timing import geometric_mean
 from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
 
@@ -117,12 +118,17 @@ CHARGED = {"case_budget_s": 0.3}  # windows of many calls: thread start-up does 
 def test_work_done_twice_on_two_threads_costs_twice(problem):
     """A window costs at least its CPU time over the allowance: doing the work twice at once on a second
     thread costs (nearly) twice the CPU time of doing it once. On an idle machine the wall clock alone would
-    show about once; on a busy one the two threads share a core and the wall clock shows it too."""
+    show about once; on a busy one the two threads share a core and the wall clock shows it too.
+
+    The two runs are minutes of machine noise apart: one case's ratio has been seen anywhere from 1.5 to 2.9
+    (qr, whose Python loop holds the GIL). So the test holds the cases together to twice's neighbourhood
+    (their geometric mean) and each one clear of once (an uncharged helper would read about 1.0)."""
     once = {c.id: c.stats.cpu_median for c in timed(judge(problem, "", **CHARGED))}
     report = judge(problem, attacks.IN_CALL_THREAD, mode="leaderboard", **CHARGED)
     assert report.verdict == "passed" and report.flags == [], describe(report)
-    for case in timed(report):
-        assert case.stats.median >= 1.5 * once[case.id], (case.id, case.stats, once[case.id])
+    ratios = {case.id: case.stats.median / once[case.id] for case in timed(report)}
+    assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
+    assert min(ratios.values()) >= 1.2, ratios
 
 
 @pytest.mark.parametrize("problem", ["vectoradd", "matmul"])
