@@ -61,6 +61,17 @@ def precheck(spec: JobSpec) -> str | None:
     return None
 
 
+def syntax_error_line(source: str) -> int | None:
+    """The line of the source's syntax error (the submission page marks it), or None when it parses."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return exc.lineno
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
 def _usage_error(spec: JobSpec) -> str | None:
     if spec.problem not in list_problems():
         return f"there is no problem called {spec.problem!r}; the problems are: {', '.join(list_problems())}"
@@ -98,7 +109,9 @@ def execute(spec: JobSpec) -> RunReport:
         findings = []
     refused = precheck(spec)
     if refused:
-        return _verdict(spec, Verdict.REJECTED, refused, scan=findings)
+        report = _verdict(spec, Verdict.REJECTED, refused, scan=findings)
+        report.error_line = syntax_error_line(spec.source)
+        return report
     try:
         sandbox = get_sandbox(spec.sandbox)
     except (ValueError, RuntimeError) as exc:

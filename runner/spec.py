@@ -88,6 +88,7 @@ class RunReport:
     scan: list[dict[str, Any]] = field(default_factory=list)  # static red flags: evidence, never a verdict
     isolation: str = ""  # which sandbox ran the contestant, and what that means
     logs: str = ""  # the contestant's output, capped; never believed
+    error_line: int | None = None  # a syntax error's line in the source, when that is why it was rejected
     # True when the run says nothing about the submission: the judge itself or its host failed. A worker
     # gives such a run back for another attempt instead of recording it as the submission's verdict.
     platform_fault: bool = False

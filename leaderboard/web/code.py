@@ -15,11 +15,25 @@ _PLAIN = HtmlFormatter(cssclass="highlight", wrapcode=True)
 
 
 @functools.lru_cache(maxsize=256)
-def highlight(source: str, language: str = "python", *, line_numbers: bool = False) -> SafeString:
+def highlight(
+    source: str, language: str = "python", *, line_numbers: bool = False, mark_line: int | None = None
+) -> SafeString:
     """The source as highlighted HTML; pygments escapes the text. Cached: a problem's reference, a
-    submission's source do not change."""
+    submission's source do not change. `mark_line` (1-based) is marked (class "hll"), e.g. a syntax error's."""
     lexer = get_lexer_by_name(language, stripnl=False)
-    return mark_safe(_pygments_highlight(source, lexer, _FORMATTER if line_numbers else _PLAIN))
+    formatter = _FORMATTER if line_numbers else _PLAIN
+    if mark_line:
+        formatter = HtmlFormatter(
+            cssclass="highlight",
+            linenos="table" if line_numbers else False,
+            wrapcode=True,
+            hl_lines=[mark_line],
+        )
+    html = _pygments_highlight(source, lexer, formatter)
+    if mark_line:
+        # The marked line is the page's scroll target (error_line.js); pygments marks exactly one here.
+        html = html.replace('<span class="hll">', '<span class="hll error-line" id="error-line">', 1)
+    return mark_safe(html)
 
 
 def pygments_css() -> str:

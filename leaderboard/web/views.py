@@ -33,6 +33,14 @@ from leaderboard.submissions.selectors import (
 from leaderboard.submissions.services import submission_create
 from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
+from leaderboard.web.editor import (
+    comparison_target,
+    editable_submission,
+    prefill,
+    source_diff,
+    submit_starts,
+    syntax_error_line,
+)
 from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
 from leaderboard.web.markdown import render_markdown
 from leaderboard.web.plots import CaseTiming, case_chart, record_chart
@@ -185,7 +193,14 @@ def submit(request: HttpRequest) -> HttpResponse:
     else:
         initial = {}
         problem = request.GET.get("problem")
-        if problem:
+        start = request.GET.get("from", "")
+        if start:
+            # Edit and resubmit: the author's own submission (staff: any); for anyone else, as absent as none.
+            origin = editable_submission(request.user, int(start)) if start.isdigit() else None
+            if origin is None:
+                raise Http404(f"There is no submission #{start} of yours to start from.")
+            initial = prefill(origin)
+        elif problem:
             initial["problem"] = problem
             template = request.GET.get("template")
             if template:
@@ -196,6 +211,8 @@ def submit(request: HttpRequest) -> HttpResponse:
         form = SubmitForm(initial=initial)
     context = {
         "form": form,
+        "prefilled": request.method == "GET" and bool(request.GET.get("problem") or request.GET.get("from")),
+        "starts": submit_starts(request.user, form["problem"].value()),
         "limits": _limits_table(),
         "max_source_bytes": settings.SUBMISSION_MAX_SOURCE_BYTES,
         "max_in_flight": settings.SUBMISSION_MAX_IN_FLIGHT,
@@ -262,6 +279,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     cases = list(run.cases.all()) if run else []
     source_visible = can_see_source(request.user, submission)
     source = source_of(submission=submission) if source_visible else None
+    error_line = syntax_error_line(report)
     timed = [
         CaseTiming(
             case_label(c.case_id),
@@ -293,7 +311,9 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "env": public_env(report.get("env") or {}),
         "limits": [(k, limit_text(k, v)) for k, v in sorted((report.get("limits") or {}).items())],
         "source_visible": source_visible,
-        "source": highlight(source.text, line_numbers=True) if source else None,
+        "source": highlight(source.text, line_numbers=True, mark_line=error_line) if source else None,
+        "error_line": error_line if source else None,
+        "can_edit": editable_submission(request.user, submission.pk) is not None,
         "source_meta": source,
         "deadline": problem_deadline(submission.problem_version.problem),
         "history": submission_history(submission=submission),
@@ -315,6 +335,23 @@ def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
     response = HttpResponse(source.text, content_type="text/x-python; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="submission_{submission.pk}.py"'
     return response
+
+
+@require_safe
+def submission_diff(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """A unified diff of this submission's source against another's, for a viewer who may see both."""
+    submission = _visible_submission(request, submission_id)
+    against = request.GET.get("against", "previous")
+    other = (
+        comparison_target(request.user, submission, against)
+        if can_see_source(request.user, submission)
+        else None
+    )
+    if other is None:
+        raise Http404(f"There is no source to compare #{submission_id} with ({against}).")
+    rows = source_diff(source_of(submission=other).text, source_of(submission=submission).text)
+    context = {"submission": submission, "other": other, "against": against, "rows": rows}
+    return render(request, "web/submission_diff.html", context)
 
 
 # --- users and accounts -----------------------------------------------------------------------------------
