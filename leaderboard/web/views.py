@@ -58,6 +58,7 @@ from leaderboard.web.selectors import (
     user_best_entries,
     user_submissions,
 )
+from leaderboard.web.standing import standing_of
 from runner.limits import MODE_LIMITS
 from runner.vocabulary import DEVICE_KINDS
 
@@ -302,6 +303,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "is_current_version": submission.problem_version_id
         == submission.problem_version.problem.current_version_id,
         "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
+        "standing": standing_of(submission) if run else None,
     }
     return render(request, "web/submission_detail.html", context)
 
