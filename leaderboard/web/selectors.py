@@ -61,7 +61,7 @@ class Board:
     key: str
     bests: list[DeviceBest]
     rankings: dict[str, list[RankingEntry]]
-    history: dict[str, list[tuple[datetime, float]]]
+    history: dict[str, list[tuple[datetime, float, str]]]  # (when, best score, its holder)
 
 
 def problem_board(*, problem: Problem) -> Board:
@@ -104,9 +104,9 @@ def problem_summaries() -> list[tuple[Problem, Board, int]]:
     return summaries
 
 
-def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]]]:
+def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float, str]]]:
     """Per device kind, the eligible submissions that set (or equalled) the best score so far, in time
-    order: the steps of the best score over time. The database keeps the running minimum, so only the
+    order, with who set them: the steps of the best score over time. The database keeps the running minimum, so only the
     record-setting rows come back, however many submissions there are."""
     order = [F("created_at").asc(), F("id").asc()]
     rows = (
@@ -114,13 +114,13 @@ def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]
         .annotate(best_so_far=Window(Min("run__score_s"), partition_by=[F("device_kind")], order_by=order))
         .filter(run__score_s=F("best_so_far"))
         .order_by("device_kind", *order)
-        .values_list("device_kind", "created_at", "run__score_s")
+        .values_list("device_kind", "created_at", "run__score_s", "user__username")
     )
-    history: dict[str, list[tuple[datetime, float]]] = {}
-    for kind, when, score in rows:
+    history: dict[str, list[tuple[datetime, float, str]]] = {}
+    for kind, when, score, username in rows:
         points = history.setdefault(kind, [])
         if not points or score < points[-1][1]:
-            points.append((when, score))
+            points.append((when, score, username))
     return history
 
 
