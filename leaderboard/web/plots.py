@@ -198,28 +198,60 @@ def _empty(title: str, why: str) -> SafeString:
     return mark_safe("".join(parts))
 
 
-def record_chart(
-    series: Sequence[tuple[str, Sequence[tuple[datetime, float]]]], *, now: datetime
-) -> SafeString:
-    """The best score over time: for each (label, [(when, score_s), ...]) series of record-setting
-    submissions, in time order, a step line that holds each record until the next one beats it."""
+LABEL_CHAR_W, LABEL_H = 6.6, 13  # the room a record holder's name takes at font-size 11 (an estimate)
+
+
+def _holder_labels(
+    points: Sequence[tuple[float, float, str]], taken: list[tuple[float, float, float, float]]
+):
+    """Where to write each record holder's name: beside the point where the record changed hands, moved up
+    or down past names already placed (`taken`: their boxes), or left out when there is no room."""
+    placed = []
+    for px, py, name in points:
+        width = LABEL_CHAR_W * len(name)
+        x = min(max(px + 5, LEFT), LEFT + PLOT_W - width)  # inside the plot, right of its point when it fits
+        for dy in (-8, 16, -22, 30, -36):
+            box = (x, py + dy - LABEL_H + 3, x + width, py + dy + 3)
+            inside = TOP <= box[1] and box[3] <= TOP + PLOT_H
+            if inside and not any(
+                box[0] < t[2] and t[0] < box[2] and box[1] < t[3] and t[1] < box[3] for t in taken
+            ):
+                taken.append(box)
+                placed.append((x, py + dy, name))
+                break
+    return placed
+
+
+def record_chart(series: Sequence[tuple[str, Sequence[tuple]]], *, now: datetime) -> SafeString:
+    """The best score over time: for each (label, [(when, score_s[, holder]), ...]) series of
+    record-setting submissions, in time order, a step line that holds each record until the next one beats
+    it, and the holder's name where the record changed hands (as many as fit without overlapping)."""
     title = "Best score over time"
     series = [(label, list(points)) for label, points in series if points]
     if not series:
         return _empty(title, "no ranked submissions yet")
-    times = [t for _, pts in series for t, _ in pts] + [now]
+    times = [p[0] for _, pts in series for p in pts] + [now]
     x = TimeScale(times)
-    y = LogScale([s for _, pts in series for _, s in pts])
+    y = LogScale([p[1] for _, pts in series for p in pts])
     bottom = TOP + PLOT_H
     parts = _svg_open(title)
     _y_axis(parts, y, "best score (geometric-mean time per call)")
     _x_axis_line(parts, "time of the submission (UTC)")
     _x_ticks(parts, [(x.position(moment), text) for moment, text in x.ticks()])
     legend = []
+    taken: list[tuple[float, float, float, float]] = []
     for i, (label, points) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
         legend.append((label, colour, "line"))
-        coords = [(LEFT + x.position(t) * PLOT_W, bottom - y.position(s) * PLOT_H, t, s) for t, s in points]
+        coords = [
+            (LEFT + x.position(p[0]) * PLOT_W, bottom - y.position(p[1]) * PLOT_H, p[0], p[1]) for p in points
+        ]
+        holders = [p[2] if len(p) > 2 else None for p in points]
+        changes = [
+            (coords[k][0], coords[k][1], holders[k])
+            for k in range(len(points))
+            if holders[k] and (k == 0 or holders[k] != holders[k - 1])
+        ]
         path = [f"M{coords[0][0]:.1f},{coords[0][1]:.1f}"]
         for px, py, _, _ in coords[1:]:
             path.append(f"H{px:.1f}V{py:.1f}")
@@ -229,6 +261,10 @@ def record_chart(
             tip = f"{label}: {seconds_label(s)} on {t.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
             parts.append(
                 f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{colour}"><title>{escape(tip)}</title></circle>'
+            )
+        for lx, ly, name in _holder_labels(changes, taken):
+            parts.append(
+                f'<text class="holder" x="{lx:.1f}" y="{ly:.1f}" font-size="11" fill="{colour}">{escape(name)}</text>'
             )
     _legend(parts, legend)
     parts.append("</svg>")

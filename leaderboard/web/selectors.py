@@ -9,12 +9,12 @@ from datetime import datetime
 
 from django.apps import apps
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Min, QuerySet, Window
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 
 from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
 from leaderboard.problems.selectors import problem_list
-from leaderboard.submissions.models import DeviceKind, Mode, Run, State, Submission
+from leaderboard.submissions.models import DeviceKind, Mode, Run, RunCase, State, Submission
 from leaderboard.submissions.selectors import (
     RankingEntry,
     ranking_eligible,
@@ -61,7 +61,7 @@ class Board:
     key: str
     bests: list[DeviceBest]
     rankings: dict[str, list[RankingEntry]]
-    history: dict[str, list[tuple[datetime, float]]]
+    history: dict[str, list[tuple[datetime, float, str]]]  # (when, best score, its holder)
 
 
 def problem_board(*, problem: Problem) -> Board:
@@ -104,9 +104,9 @@ def problem_summaries() -> list[tuple[Problem, Board, int]]:
     return summaries
 
 
-def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]]]:
+def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float, str]]]:
     """Per device kind, the eligible submissions that set (or equalled) the best score so far, in time
-    order: the steps of the best score over time. The database keeps the running minimum, so only the
+    order, with who set them: the steps of the best score over time. The database keeps the running minimum, so only the
     record-setting rows come back, however many submissions there are."""
     order = [F("created_at").asc(), F("id").asc()]
     rows = (
@@ -114,13 +114,13 @@ def record_history(*, problem: Problem) -> dict[str, list[tuple[datetime, float]
         .annotate(best_so_far=Window(Min("run__score_s"), partition_by=[F("device_kind")], order_by=order))
         .filter(run__score_s=F("best_so_far"))
         .order_by("device_kind", *order)
-        .values_list("device_kind", "created_at", "run__score_s")
+        .values_list("device_kind", "created_at", "run__score_s", "user__username")
     )
-    history: dict[str, list[tuple[datetime, float]]] = {}
-    for kind, when, score in rows:
+    history: dict[str, list[tuple[datetime, float, str]]] = {}
+    for kind, when, score, username in rows:
         points = history.setdefault(kind, [])
         if not points or score < points[-1][1]:
-            points.append((when, score))
+            points.append((when, score, username))
     return history
 
 
@@ -200,3 +200,51 @@ def user_best_entries(*, user) -> list[BestEntry]:
         if mine is not None:
             found.append(BestEntry(problems[problem_id], kind, mine, len(ranking)))
     return found
+
+
+def benchmark_times(*, submission_ids: list[int]) -> dict[int, dict[str, float]]:
+    """The mean time per call of each public benchmark case, per submission: {id: {case_id: mean_s}}."""
+    times: dict[int, dict[str, float]] = {sid: {} for sid in submission_ids}
+    rows = (
+        RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.BENCHMARK, mean_s__gt=0)
+        .order_by("position")
+        .values_list("run__submission_id", "case_id", "mean_s")
+    )
+    for sid, case_id, mean_s in rows:
+        times[sid][case_id] = mean_s
+    return times
+
+
+def best_before(*, submission: Submission) -> RankingEntry | None:
+    """The user's best eligible entry on the submission's problem version and device kind among those made
+    before it (what this one is compared with); None for a first entry."""
+    earlier = (
+        ranking_eligible(problem=submission.problem_version.problem, device_kind=submission.device_kind)
+        .filter(user_id=submission.user_id, problem_version_id=submission.problem_version_id)
+        .filter(
+            Q(created_at__lt=submission.created_at)
+            | Q(created_at=submission.created_at, id__lt=submission.id)
+        )
+        .order_by("run__score_s", "created_at", "id")
+        .values_list("user__username", "user__is_agent", "run__score_s", "id", "language", "created_at")
+        .first()
+    )
+    return RankingEntry(0, *earlier) if earlier else None
+
+
+def is_ranking_eligible(*, submission: Submission) -> bool:
+    problem = submission.problem_version.problem
+    return (
+        ranking_eligible(problem=problem, device_kind=submission.device_kind)
+        .filter(pk=submission.pk)
+        .exists()
+    )
+
+
+def user_problem_submissions(*, user, problem: Problem, limit: int = 50) -> list[Submission]:
+    """The user's newest submissions of a problem (any mode, any version), for the problem page's tab."""
+    return list(
+        Submission.objects.filter(user=user, problem_version__problem=problem)
+        .select_related("run")
+        .order_by("-created_at", "-id")[:limit]
+    )

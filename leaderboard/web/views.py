@@ -55,6 +55,7 @@ from leaderboard.web.presentation import (
     skipped_cases,
     status_counts,
 )
+from leaderboard.web.problem_page import TABS, case_table, chosen_tab, top_times
 from leaderboard.web.selectors import (
     BOARD_TTL_S,
     agent_run_of,
@@ -64,8 +65,10 @@ from leaderboard.web.selectors import (
     run_of,
     submission_for_page,
     user_best_entries,
+    user_problem_submissions,
     user_submissions,
 )
+from leaderboard.web.standing import standing_of
 from runner.limits import MODE_LIMITS
 from runner.vocabulary import DEVICE_KINDS
 
@@ -88,22 +91,18 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/problem_list.html", {"summaries": problem_summaries()})
 
 
-def _standings(problem, board, expanded: str | None) -> dict:
-    """The rankings and the plot of the best score over time, from the Board (one device kind's whole
-    ranking when the page asks for it)."""
-    rankings = [
-        (
-            b,
-            ranking_for_problem(problem=problem, device_kind=b.device_kind)
-            if b.device_kind == expanded
-            else board.rankings[b.device_kind],
-        )
-        for b in board.bests
-    ]
+def _standings(problem, board, device: str, show_all: bool) -> dict:
+    """One device kind's rankings (all of it when asked), its top entries' case times, and the plot of the
+    best score over time, from the Board."""
+    entries = (
+        ranking_for_problem(problem=problem, device_kind=device)
+        if show_all
+        else board.rankings.get(device, [])
+    )
     chart = record_chart(
         [(b.label, board.history.get(b.device_kind, [])) for b in board.bests], now=timezone.now()
     )
-    return {"rankings": rankings, "chart": chart}
+    return {"entries": entries, "top": top_times(entries), "chart": chart}
 
 
 def _url_prefix(name: str) -> str:
@@ -117,34 +116,39 @@ def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
     problem = _or_404(problem_get, name=name)
     version = problem.current_version
     board = problem_board(problem=problem)
-    expanded = request.GET.get("device") if request.GET.get("device") in board.rankings else None
-    case_tables = [
-        (device, kind, [(", ".join(f"{k}={v}" for k, v in c["params"].items()), c["seed"]) for c in rows])
-        for device in ("cpu", "cuda")
-        for kind in ("test", "benchmark")
-        if (rows := version.cases.get(device, {}).get(kind))
-    ]
-    return render(
-        request,
-        "web/problem_detail.html",
-        {
-            "problem": problem,
-            "version": version,
-            "statement": render_markdown(version.statement),
-            "reference": highlight(version.reference_source, line_numbers=True),
-            "task": highlight(version.task_source, line_numbers=True),
-            "case_tables": case_tables,
-            "templates": sorted(version.templates),
-            "board": board,
-            "expanded": expanded or "",
-            # Rendered only when the cached standings are not (see the template's {% cache %}).
-            "standings": lambda: _standings(problem, board, expanded),
-            "cache_s": BOARD_TTL_S,
-            "deadline": problem_deadline(problem),
-            "user_url": _url_prefix("web:user"),
-            "submission_url": _url_prefix("web:submission"),
-        },
-    )
+    tab = chosen_tab(request.GET.get("tab"))
+    kinds = [b.device_kind for b in board.bests]
+    device = request.GET.get("device") if request.GET.get("device") in kinds else (kinds[0] if kinds else "")
+    show_all = request.GET.get("all") == "1"
+    context = {
+        "problem": problem,
+        "version": version,
+        "tab": tab,
+        "tabs": TABS,
+        "board": board,
+        "device": device,
+        "best": next((b for b in board.bests if b.device_kind == device), None),
+        "show_all": show_all,
+        "cache_s": BOARD_TTL_S,
+        "deadline": problem_deadline(problem),
+        "user_url": _url_prefix("web:user"),
+        "submission_url": _url_prefix("web:submission"),
+    }
+    if tab == "rankings":
+        # Rendered only when the cached standings are not (see the template's {% cache %}).
+        context["standings"] = lambda: _standings(problem, board, device, show_all)
+    elif tab == "statement":
+        context["statement"] = render_markdown(version.statement)
+        context["templates"] = sorted(version.templates)
+    elif tab == "cases":
+        context["cases"] = case_table(version.cases)
+    elif tab == "reference":
+        context["reference"] = highlight(version.reference_source, line_numbers=True)
+        context["task"] = highlight(version.task_source, line_numbers=True)
+        context["templates"] = sorted(version.templates)
+    elif request.user.is_authenticated:
+        context["mine"] = user_problem_submissions(user=request.user, problem=problem)
+    return render(request, "web/problem_detail.html", context)
 
 
 @require_safe
@@ -322,6 +326,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "is_current_version": submission.problem_version_id
         == submission.problem_version.problem.current_version_id,
         "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
+        "standing": standing_of(submission) if run else None,
     }
     return render(request, "web/submission_detail.html", context)
 

@@ -66,3 +66,24 @@ def test_escaping_in_labels():
         [("<b>cpu</b>", [(datetime(2026, 1, 1, tzinfo=UTC), 1e-3)])], now=datetime(2026, 1, 2, tzinfo=UTC)
     )
     assert "<b>" not in svg and "&lt;b&gt;cpu&lt;/b&gt;" in svg
+
+
+def test_record_holders_named_where_the_record_changed_hands_without_overlap():
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
+    points = [
+        (t0, 4e-3, "alice"),
+        (t0 + timedelta(hours=1), 3e-3, "alice"),  # alice beats herself: no new name
+        (t0 + timedelta(hours=2), 2e-3, "<b>bob</b>"),
+        (t0 + timedelta(hours=2, minutes=1), 1.99e-3, "carol"),  # right beside bob's point
+        (t0 + timedelta(days=3), 1e-3, "robo"),
+    ]
+    svg = record_chart([("CPU", points)], now=t0 + timedelta(days=4))
+    root = _parse(svg)
+    labels = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "holder"]
+    names = [t.text for t in labels]
+    assert names == ["alice", "<b>bob</b>", "carol", "robo"]  # escaped in the SVG, parsed back here
+    assert "<b>bob" not in svg
+    boxes = [(float(t.get("x")), float(t.get("y")), len(t.text) * 6.6) for t in labels]
+    for i, (x1, y1, w1) in enumerate(boxes):
+        for x2, y2, w2 in boxes[i + 1 :]:
+            assert not (x1 < x2 + w2 and x2 < x1 + w1 and abs(y1 - y2) < 13), (names, boxes)

@@ -23,16 +23,19 @@ def test_problem_list_shows_best_per_device_kind_and_entrants(client, alice, bob
 
 
 def test_problem_page_statement_reference_cases_templates(client, problems):
-    page = client.get("/problems/vectoradd/")
+    page = client.get("/problems/vectoradd/")  # the rankings tab first
     assert page.status_code == 200
     html = page.content.decode()
+    assert "No ranked entries yet" in html and "no ranked submissions yet" in html  # empty plot says so
+    html = client.get("/problems/vectoradd/?tab=statement").content.decode()
     assert "<h2>Vector addition</h2>" in html  # the statement's markdown heading
     assert "<code>custom_kernel(data)</code>" in html
-    assert 'class="highlight"' in html and "generate_input" in html  # the reference, highlighted
-    assert "size=2048" in html and "5239" in html  # a cpu benchmark case and its seed
-    assert "size=16384" in html  # and a cuda one
     assert "/problems/vectoradd/templates/pytorch.py" in html
-    assert "No ranked entries yet" in html and "no ranked submissions yet" in html  # empty plot says so
+    html = client.get("/problems/vectoradd/?tab=reference").content.decode()
+    assert 'class="highlight"' in html and "generate_input" in html  # the reference, highlighted
+    html = client.get("/problems/vectoradd/?tab=cases").content.decode()
+    assert re.search(r"<td>benchmark</td><td>cpu</td><td>2048</td><td class=\"num\">5239</td>", html)
+    assert "<td>16384</td>" in html  # and a cuda one
 
 
 def test_template_download(client, problems):
