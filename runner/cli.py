@@ -1,4 +1,5 @@
-"""python -m runner run PROBLEM SUBMISSION.py --mode test|benchmark|leaderboard --device cpu|cuda [--json]
+"""python -m runner run PROBLEM SUBMISSION.py --mode test|benchmark|leaderboard|profile --device cpu|cuda [--json]
+    [--profile-csv DIR]
 
 Exit status: 0 when the verdict is passed, 1 when it is not, 2 on bad usage.
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from runner.dispatch import execute
 from runner.problem import list_problems
-from runner.report import render
+from runner.report import render, write_profile_csvs
 from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec, Verdict
 
 
@@ -40,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=None, help="the run seed (default: a fresh secret one)")
     run.add_argument("--case-budget", type=float, default=None, help="timed seconds per benchmark case")
     run.add_argument("--json", action="store_true", help="print the RunReport as JSON")
+    run.add_argument(
+        "--profile-csv",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="profile mode: write each case's operator table to DIR as a CSV file",
+    )
     sub.add_parser("problems", help="list the problems")
     return parser
 
@@ -70,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         case_budget_s=args.case_budget,
     )
     report = execute(spec)
+    if args.profile_csv is not None:
+        for path in write_profile_csvs(report.profiles, args.profile_csv):
+            print(f"wrote {path}", file=sys.stderr)
     if args.json:
         print(report.to_json(indent=2))
     else:

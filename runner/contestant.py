@@ -163,9 +163,11 @@ class Harness:
 
             torch.cuda.synchronize()
 
-    def run(self, k: int, per_call: bool, noop: bool) -> dict[str, Any]:
-        """Call custom_kernel on slots 0..k-1. On a GPU each call waits for its own go (per_call)."""
+    def run(self, k: int, per_call: bool, noop: bool, profile: bool = False) -> dict[str, Any]:
+        """Call custom_kernel on slots 0..k-1. On a GPU each call waits for its own go (per_call). With
+        `profile`, each call runs under the torch profiler and the reply carries the per-operator table."""
         aliases = []
+        profiler = OperatorProfile(self.device) if profile else None
         for call in range(k):
             slot = call % len(self.inputs) if self.inputs else 0  # a GPU case has one slot, reused
             if per_call:
@@ -173,8 +175,11 @@ class Harness:
                     pass
             if not noop:
                 try:
-                    result = self.kernel(self.inputs[slot])
-                    self.sync()
+                    if profiler is not None:
+                        result = profiler.call(self.kernel, self.inputs[slot])
+                    else:
+                        result = self.kernel(self.inputs[slot])
+                        self.sync()
                     aliases.append(self.store(result, slot))
                     self.sync()
                 except Exception as exc:  # the judge reports it; the traceback goes to the logs
@@ -187,7 +192,102 @@ class Harness:
                     return {"ok": False, "call": call, "kind": "raised", "error": why}
             if per_call:
                 self.control[1] = call + 1
+        if profiler is not None:
+            # Nsight Compute replays the last call's input in a process of its own, after the calls
+            ncu = nsight_summary(self.inputs[0], self.device) if self.inputs else None
+            return {"ok": True, "aliases": aliases, "profile": profiler.table(), "ncu": ncu}
         return {"ok": True, "aliases": aliases}
+
+
+PROFILE_ROWS = 100  # operators per table: the judge caps it again, believing nothing from here
+NCU_TIMEOUT_S = 120
+NCU_KEEP = 64 * 1024  # characters of Nsight Compute's summary sent to the judge
+
+
+class OperatorProfile:
+    """custom_kernel's calls under the torch profiler, one profiler session per call (so that the judge's
+    output checks and copies in between are not in the table), summed per operator. On a GPU the CUDA
+    activities are recorded too: each kernel's device time."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self.rows: dict[str, dict[str, Any]] = {}
+
+    def call(self, kernel: Any, data: Any) -> Any:
+        import torch
+        from torch.profiler import ProfilerActivity, profile, record_function
+
+        activities = [ProfilerActivity.CPU]
+        if self.device == "cuda":
+            activities.append(ProfilerActivity.CUDA)
+        with profile(activities=activities) as prof:
+            with record_function("custom_kernel"):
+                result = kernel(data)
+            if self.device == "cuda":
+                torch.cuda.synchronize()  # the kernels end inside the session, so their times are in it
+        for event in prof.key_averages():
+            row = self.rows.setdefault(
+                event.key,
+                {
+                    "name": event.key,
+                    "calls": 0,
+                    "self_cpu_us": 0.0,
+                    "cpu_us": 0.0,
+                    "self_device_us": 0.0,
+                    "device_us": 0.0,
+                },
+            )
+            row["calls"] += int(event.count)
+            row["self_cpu_us"] += float(event.self_cpu_time_total)
+            row["cpu_us"] += float(event.cpu_time_total)
+            # torch >= 2.4 says "device"; older releases "cuda"
+            row["self_device_us"] += float(getattr(event, "self_device_time_total", 0.0) or 0.0)
+            row["device_us"] += float(getattr(event, "device_time_total", 0.0) or 0.0)
+        return result
+
+    def table(self) -> dict[str, Any]:
+        key = "self_device_us" if self.device == "cuda" else "self_cpu_us"
+        rows = sorted(self.rows.values(), key=lambda r: r[key], reverse=True)
+        return {"device": self.device, "rows": rows[:PROFILE_ROWS], "more": max(0, len(rows) - PROFILE_ROWS)}
+
+
+def nsight_summary(data: Any, device: str) -> str | None:
+    """Nsight Compute's per-kernel summary of one call on `data`, where `ncu` is installed (GPU only):
+    the input is saved to the scratch directory and a child process (in this same sandbox) imports the
+    submission and calls it once under `ncu`. None where there is no ncu; its error where it failed."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    ncu = shutil.which("ncu")
+    if device != "cuda" or ncu is None:
+        return None
+    import torch
+
+    with tempfile.TemporaryDirectory() as scratch:
+        saved = os.path.join(scratch, "input.pt")
+        torch.save(data, saved)
+        command = [ncu, "--print-summary", "per-kernel", "--target-processes", "all", sys.executable]
+        command += ["-m", "runner.contestant", "--replay", sys.modules["submission"].__file__ or "", saved]
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, errors="replace", timeout=NCU_TIMEOUT_S
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"Nsight Compute did not run: {exc}"
+    text = done.stdout if done.returncode == 0 else f"ncu exited with status {done.returncode}\n{done.stderr}"
+    return text[-NCU_KEEP:]
+
+
+def replay(path: str, saved: str) -> None:
+    """The process Nsight Compute profiles: one call of custom_kernel on a saved input."""
+    import torch
+
+    harness = Harness.__new__(Harness)
+    harness.load(path)
+    data = torch.load(saved, weights_only=True)
+    harness.kernel(data)
+    torch.cuda.synchronize()
 
 
 def main() -> None:
@@ -247,7 +347,9 @@ def main() -> None:
             harness.setup_case(message, fds)
             channel.send_reply({"ok": True})
         elif op == "run":
-            reply = harness.run(message["k"], message.get("per_call", False), False)
+            reply = harness.run(
+                message["k"], message.get("per_call", False), False, message.get("profile", False)
+            )
             channel.send_reply(reply)
         elif op == "sync":
             harness.sync()
@@ -257,6 +359,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--replay":  # the Nsight Compute child of a profile run (nsight_summary)
+        replay(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     main()
     # Leave at once: lingering threads of the submission must not keep the process alive.
     sys.stdout.flush()

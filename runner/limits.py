@@ -53,13 +53,14 @@ MODE_LIMITS = {
     "test": replace(_BASE, wall_s=180, case_budget_s=0.0),
     "benchmark": replace(_BASE, wall_s=420),
     "leaderboard": replace(_BASE, wall_s=900),
+    "profile": replace(_BASE, wall_s=300, case_budget_s=0.0),  # untimed: a few calls per case
 }
 
 
 def limits_for(mode: str, case_budget_s: float | None = None, call_s: float | None = None) -> Limits:
     """The mode's limits, with the two a job may lower (tests and agents use shorter ones)."""
     limits = replace(MODE_LIMITS[mode], **_overrides())
-    if case_budget_s is not None and mode != "test":
+    if case_budget_s is not None and mode not in ("test", "profile"):
         limits = replace(limits, case_budget_s=min(case_budget_s, limits.case_budget_s * 10))
     if call_s is not None:
         limits = replace(limits, call_s=min(call_s, limits.call_s))

@@ -3,6 +3,8 @@ platform's client."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from runner.spec import RunReport
 
 
@@ -48,6 +50,14 @@ def render(report: RunReport, color: bool = False) -> str:
         if case.message and case.status != "passed":
             line += f"\n    {case.message}"
         lines.append(line)
+    for profile in report.profiles:
+        lines.append("")
+        lines.append(profile["text"])
+        if profile.get("ncu"):
+            lines.append("Nsight Compute summary:")
+            lines.append(profile["ncu"])
+    if report.profiles:
+        lines.append("")
     for flag in report.flags:
         lines.append(f"FLAG {flag['kind']}: {flag['message']}")
     counts: dict[str, int] = {}
@@ -60,3 +70,21 @@ def render(report: RunReport, color: bool = False) -> str:
     if report.message and report.verdict != "passed":
         lines.append(report.message)
     return "\n".join(lines)
+
+
+def profile_filename(case_id: str) -> str:
+    """A file name for a case's CSV: its id with anything but letters, digits, '-', '_' and '=' replaced."""
+    safe = "".join(c if c.isalnum() or c in "-_=" else "_" for c in case_id)
+    return f"{safe[:150]}.csv"
+
+
+def write_profile_csvs(profiles: list[dict[str, str]], directory: Path) -> list[Path]:
+    """Each case's CSV in `directory` (made if missing); the files written. Shared with the platform's client."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for profile in profiles:
+        if profile.get("csv"):
+            path = directory / profile_filename(profile["case"])
+            path.write_text(profile["csv"], encoding="utf-8", newline="")
+            written.append(path)
+    return written

@@ -14,6 +14,9 @@ class Mode(StrEnum):
     TEST = "test"  # correctness only
     BENCHMARK = "benchmark"  # timed, every output checked
     LEADERBOARD = "leaderboard"  # tests, benchmarks, then a secret run of the benchmarks; only this ranks
+    PROFILE = (
+        "profile"  # the benchmarks, a few checked calls each under the torch profiler; untimed, never ranked
+    )
 
     @property
     def label(self) -> str:
@@ -21,6 +24,7 @@ class Mode(StrEnum):
             "test": "Test (correctness)",
             "benchmark": "Benchmark (timed)",
             "leaderboard": "Leaderboard (ranked)",
+            "profile": "Profile (per-operator tables)",
         }[self.value]
 
 
@@ -37,11 +41,16 @@ def case_plan(mode: str) -> tuple[CaseKind, ...]:
         Mode.TEST: (CaseKind.TEST,),
         Mode.BENCHMARK: (CaseKind.BENCHMARK,),
         Mode.LEADERBOARD: (CaseKind.TEST, CaseKind.BENCHMARK, CaseKind.SECRET),
+        Mode.PROFILE: (CaseKind.BENCHMARK,),
     }[Mode(mode)]
 
 
+PROFILE_CALLS = 3  # calls of custom_kernel per case in profile mode, each on fresh inputs and checked
+
+
 def scored_kind(mode: str) -> CaseKind:
-    """The cases whose times make a run's score: the secret run's in leaderboard mode, else the benchmarks."""
+    """The cases whose times make a run's score: the secret run's in leaderboard mode, else the benchmarks
+    (a profile run's benchmarks are untimed, so it never has a score)."""
     return CaseKind.SECRET if mode == Mode.LEADERBOARD else CaseKind.BENCHMARK
 
 

@@ -15,6 +15,7 @@ import torch
 
 from runner import envinfo, freeze
 from runner.floors import device_kind_from_name, floor_seconds
+from runner.judge.profile import profile_of
 from runner.judge.proxy import Contestant, Stop
 from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild
 from runner.judge.verdict import summarize
@@ -23,7 +24,7 @@ from runner.sandbox import Job
 from runner.spec import CaseResult, JobSpec, RunReport, Verdict
 from runner.timing import StoppingRule, Windows
 from runner.transport import arena_bytes, same_bits, tensors_of
-from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
+from runner.vocabulary import DEVICE_KINDS, PROFILE_CALLS, CaseKind, Mode, case_plan
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
 MAX_SLOTS = 2048  # and the most calls one window may hold
@@ -71,6 +72,9 @@ class Judge:
         self.frozen: list[int] = []
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
         self.check_costs: list[float] = []  # and to check each call
+        self.profiling = spec.mode == Mode.PROFILE
+        self.profiles: list[dict[str, str]] = []  # profile mode: per case, its operator table (profile.py)
+        self.last_reply: dict[str, Any] = {}  # the contestant's reply to the last window
         self.kind = spec.device_kind or (
             "cpu" if self.device == "cpu" else device_kind_from_name(torch.cuda.get_device_name())
         )
@@ -133,23 +137,25 @@ class Judge:
         return data
 
     def window(
-        self, lay: CaseLayout, datas: list[Any], case: Case
+        self, lay: CaseLayout, datas: list[Any], case: Case, profile: bool = False
     ) -> tuple[float, float | None, list[Any], float | None]:
         """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU
-        only), per call (outputs, aliases, inputs) as they were at done, joules)."""
+        only), per call (outputs, aliases, inputs) as they were at done, joules). With `profile` the calls
+        run under the profiler and the reply (with its table, hostile data) is kept in self.last_reply."""
         k = len(datas)
         timeout = self.limits.call_s * k
         what = f"custom_kernel on {case.id}"
         energy0 = self.nvml.energy_mj() if self.nvml else None
         if self.device == "cuda":
-            elapsed, cpu, reply, snaps = self._gpu_window(lay, datas, timeout, what)
+            elapsed, cpu, reply, snaps = self._gpu_window(lay, datas, timeout, what, profile)
         else:
             for slot, data in enumerate(datas):
                 for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
                     dst.copy_(src)
                 for t in lay.outputs[slot]:
                     poison(t)
-            elapsed, cpu, outside, reply = self._cpu_window({"op": "run", "k": k}, timeout, what)
+            command = {"op": "run", "k": k, "profile": profile}
+            elapsed, cpu, outside, reply = self._cpu_window(command, timeout, what)
             # The tree's CPU time beyond what an empty window costs it (signals, the harness's round trip),
             # and beyond what the allowed threads past the first spend spinning down off the clock (OpenMP
             # workers spin for a while after each parallel region), for at most a few times the calibrated
@@ -160,6 +166,7 @@ class Judge:
             cpu = max(0.0, cpu - allowance)
             # frozen: the slots hold exactly what they held at done
             snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
+        self.last_reply = reply
         joules = None
         if energy0 is not None and self.nvml:
             energy1 = self.nvml.energy_mj()
@@ -204,13 +211,14 @@ class Judge:
             raise self.contestant.broke_protocol(f"a malformed list of outputs for a window of {case.id}")
         return aliases
 
-    def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str):
+    def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str, profile: bool):
         """Reveal one input at a time: each call's input is written, L2 flushed and the device synced only
         after the previous call's done, so calls cannot be batched. Both sides spin on shared counters."""
         ctl, flush = self.contestant.control, self.l2_flush
         assert ctl is not None and flush is not None  # both exist on a GPU run
         ctl[0] = ctl[1] = 0  # the contestant is idle, waiting for a command
-        self.contestant.channel.send_command({"op": "run", "k": len(datas), "per_call": True})
+        command = {"op": "run", "k": len(datas), "per_call": True, "profile": profile}
+        self.contestant.channel.send_command(command)
         total, snaps = 0, []
         slot_in, slot_out = tensors_of(lay.inputs[0]), lay.outputs[0]
         for i, data in enumerate(datas):
@@ -291,6 +299,8 @@ class Judge:
         expected = self.reference.ref_kernel(clone(sample))
         per_call_bytes = arena_bytes(sample) + arena_bytes(tensors_of(expected))
         slots = max(1, min(MAX_SLOTS, ARENA_CAP // max(per_call_bytes, 1))) if timed else 1
+        if self.profiling:
+            slots = PROFILE_CALLS
         estimate = None
         # CPU: a window's inputs laid out at once; GPU: one slot, rewritten for each call
         lay, in_refs, out_refs, fds = lay_out(
@@ -313,10 +323,15 @@ class Judge:
             datas = [sample]
             if timed:
                 datas += [self.generate(case, run_seed, call + i) for i in range(1, min(WARMUP_CALLS, slots))]
-            _elapsed, _cpu, outputs, _ = self.window(lay, datas, case)
+            if self.profiling:
+                datas += [self.generate(case, run_seed, call + i) for i in range(1, PROFILE_CALLS)]
+            _elapsed, _cpu, outputs, _ = self.window(lay, datas, case, self.profiling)
             last = outputs
             error = self.check(case, lay, datas, outputs, call)
             call += len(datas)
+            if self.profiling:  # every profiled output was checked: a wrong kernel's profile says so
+                verdict = f"WRONG ({error})" if error else "checked and right"
+                self.profiles.append(profile_of(case.id, len(datas), verdict, self.last_reply, self.device))
             if error:
                 result.status, result.message = "failed", error
                 return result
@@ -426,7 +441,12 @@ class Judge:
         """(case, run seed, kind, timed) in the order the mode runs them."""
         secret = call_seed(run_seed, 0x5EC12E7, 0)  # the secret run's seed, derived inside the judge
         return [
-            (c, secret if kind == CaseKind.SECRET else run_seed, kind, kind != CaseKind.TEST)
+            (
+                c,
+                secret if kind == CaseKind.SECRET else run_seed,
+                kind,
+                kind != CaseKind.TEST and not self.profiling,
+            )
             for kind in case_plan(self.spec.mode)
             for c in self.problem.cases(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, self.device)
         ]
@@ -463,6 +483,7 @@ class Judge:
             if self.contestant:
                 self.contestant.close()
         report.cases = self.cases
+        report.profiles = self.profiles
         report.flags = self.flags
         report.platform_fault = self.platform_fault
         report.logs = self.contestant.log.text() if self.contestant else ""

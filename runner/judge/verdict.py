@@ -7,7 +7,7 @@ from typing import Any
 
 from runner.spec import CaseResult
 from runner.timing import score
-from runner.vocabulary import CaseStatus, Verdict, scored_kind
+from runner.vocabulary import CaseStatus, Mode, Verdict, scored_kind
 
 
 def summarize(
@@ -37,6 +37,8 @@ def summarize(
     scored = [c for c in cases if c.kind == scored_kind(mode)]
     medians = [c.stats.median for c in scored if c.stats and c.stats.median is not None]
     score_s = score(medians, ranking_by) if scored and len(medians) == len(scored) else None
+    if mode == Mode.PROFILE:
+        score_s = None  # its calls run under the profiler, untimed: a profile never has a score
     if flags:
         return Verdict.FLAGGED, flags[0]["message"], score_s
     return Verdict.PASSED, "", score_s
