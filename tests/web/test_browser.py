@@ -223,6 +223,7 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(page.locator("header.site")).to_contain_text("alice")
 
     page.goto(base + "/problems/vectoradd/")
+    page.click("nav[aria-label=Problem] >> text=Statement")
     expect(page.locator("#statement")).to_contain_text("custom_kernel(data)")
     _shot(page, "02-problem")
 
