@@ -86,3 +86,10 @@ _md.add_render_rule("math_display", _math_display)
 def render_markdown(text: str) -> SafeString:
     """The HTML of a markdown text (cached: statements change only with their problem)."""
     return mark_safe(_md.render(text.replace("\r\n", "\n")))  # markdown-it escapes; raw HTML is off
+
+
+def render_statement(text: str) -> SafeString:
+    """A problem's statement without its own title: the page's h1 already names the problem, and the
+    statement's first `# ` heading would repeat it just below."""
+    first, _, rest = text.lstrip().partition("\n")
+    return render_markdown(rest if first.startswith("# ") else text)

@@ -42,7 +42,7 @@ from leaderboard.web.editor import (
     syntax_error_line,
 )
 from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
-from leaderboard.web.markdown import render_markdown
+from leaderboard.web.markdown import render_statement
 from leaderboard.web.plots import CaseTiming, case_chart, record_chart
 from leaderboard.web.presentation import (
     case_label,
@@ -138,7 +138,7 @@ def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
         # Rendered only when the cached standings are not (see the template's {% cache %}).
         context["standings"] = lambda: _standings(problem, board, device, show_all)
     elif tab == "statement":
-        context["statement"] = render_markdown(version.statement)
+        context["statement"] = render_statement(version.statement)
         context["templates"] = sorted(version.templates)
     elif tab == "cases":
         context["cases"] = case_table(version.cases)

@@ -46,6 +46,14 @@ def test_the_real_statements_render(problems):
         assert "<script" not in html
     trimul = render_markdown(Problem.objects.get(name="trimul").current_version.statement)
     assert "<table>" in trimul and "<h3>What to compute</h3>" in trimul
+    # Its maths is TeX, drawn as MathML: every formula converts (none falls back to code).
+    assert trimul.count("<math") >= 10 and "<code>$" not in trimul and "\\mathrm" not in trimul
+
+
+def test_the_statement_leaves_out_its_own_title(client, problems):
+    page = client.get("/problems/trimul/?tab=statement").content.decode()
+    assert page.count("the outgoing Triangle Multiplicative Update") == 2, "the <title> and the h1 only"
+    assert "<h3>What to compute</h3>" in page
 
 
 def test_headings_move_down_a_level_and_stop_at_h6():

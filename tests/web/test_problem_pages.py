@@ -28,7 +28,8 @@ def test_problem_page_statement_reference_cases_templates(client, problems):
     html = page.content.decode()
     assert "No ranked entries yet" in html and "no ranked submissions yet" in html  # empty plot says so
     html = client.get("/problems/vectoradd/?tab=statement").content.decode()
-    assert "<h2>Vector addition</h2>" in html  # the statement's markdown heading
+    assert "<h2>Vector addition</h2>" not in html  # the statement's own title: the h1 says it
+    assert "drawn afresh for every call" in html  # the statement's text
     assert "<code>custom_kernel(data)</code>" in html
     assert "/problems/vectoradd/templates/pytorch.py" in html
     html = client.get("/problems/vectoradd/?tab=reference").content.decode()
