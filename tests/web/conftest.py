@@ -184,3 +184,18 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+# The browser tests' platform and page (tests/web/browser.py).
+@pytest.fixture
+def platform(tmp_path):
+    from tests.web.browser import platform_fixture
+
+    yield from platform_fixture(tmp_path)
+
+
+@pytest.fixture
+def browser_page():
+    from tests.web.browser import browser_page_fixture
+
+    yield from browser_page_fixture()

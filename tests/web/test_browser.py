@@ -13,37 +13,9 @@ stored through the services with a report standing in for an H100 run (no worker
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
-from pathlib import Path
+from tests.web.browser import MARKS, PHONE, fits, shot, sign_up, submit_template, wait_until_final
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-TEMPLATE = ROOT / "problems" / "vectoradd" / "templates" / "pytorch.py"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-FINAL = re.compile(r"^\s*(passed|failed|error|timeout|rejected|flagged)\s*$")
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"),
-]
+pytestmark = MARKS
 
 # Stored through the services as a stand-in for an H100 run timed below its floor (see the docstring).
 FLAGGED_RUN = """
@@ -71,148 +43,13 @@ print(s.pk)
 """
 
 
-class Platform:
-    """`manage.py serve` on a fresh var/ folder (SQLite, filesystem broker), its output collected."""
-
-    def __init__(self, var: Path, port: int) -> None:
-        self.var, self.port, self.lines = var, port, []
-        self.env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
-        }
-        self.env.update(
-            {
-                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-                "KERNELBOARD_VAR_DIR": str(var),
-                "SWEEP_INTERVAL_S": "1",
-                "RUNNER_CASE_BUDGET_S": "0.05",  # short benchmark windows: this checks pages, not speed
-                "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234",
-            }
-        )
-        self.proc = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
-            cwd=ROOT,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
-
-    def logs(self) -> str:
-        parts = ["".join(self.lines)]
-        for name in ("worker.log", "web.log"):
-            log = self.var / "log" / name
-            if log.exists():
-                parts.append(f"--- {name} ---\n" + log.read_text(errors="replace")[-4000:])
-        return "\n".join(parts)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-
-@pytest.fixture
-def platform(tmp_path):
-    from testbed import free_port, wait_for
-
-    platform = Platform(tmp_path / "var", free_port())
-    try:
-        wait_for(
-            lambda: (
-                "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None
-            ),
-            timeout_s=120,
-            what="manage.py serve to start",
-        )
-        assert platform.proc.poll() is None, platform.logs()
-        yield platform
-    finally:
-        platform.stop()
-
-
-@pytest.fixture
-def browser_page():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            tempfile.mkdtemp(prefix="kb-chromium-"),
-            executable_path=str(CHROMIUM),
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 900},
-        )
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        # The browser reports each breach of the Content-Security-Policy on the console.
-        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-        yield page
-        context.close()
-        assert not errors, f"JavaScript errors or CSP violations on the pages: {errors}"
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def _submit_template(page, base: str, mode: str) -> None:
-    page.goto(f"{base}/submit/?problem=vectoradd")
-    page.select_option("#id_problem", "vectoradd")
-    page.select_option("#id_language", "pytorch")
-    page.select_option("#id_device_kind", "cpu")
-    page.check(f"input[name=mode][value={mode}]")
-    page.set_input_files("#id_upload", str(TEMPLATE))
-    page.wait_for_function("document.getElementById('id_source').value.includes('custom_kernel')")
-    if mode == "test":
-        _shot(page, "03-submit")
-    page.click("form.submit button[type=submit]")
-    page.wait_for_url(re.compile(r"/submissions/\d+/$"))
-
-
-def _wait_until_final(page, platform: Platform, timeout_s: float) -> str:
-    from playwright.sync_api import expect
-
-    badge = page.locator("#state-badge")
-    try:
-        expect(badge).to_have_text(FINAL, timeout=timeout_s * 1000)
-    except AssertionError:
-        raise AssertionError(f"the page never showed a verdict:\n{platform.logs()}") from None
-    return badge.inner_text().strip()
-
-
 def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     page, base = browser_page, platform.url
     from playwright.sync_api import expect
 
     page.goto(base + "/")
     expect(page.locator("h1")).to_have_text("Problems")
-    _shot(page, "01-problems")
+    shot(page, "01-problems")
 
     # Sign up: the new user is logged in.
     page.click("text=Sign up")
@@ -225,24 +62,24 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     page.goto(base + "/problems/vectoradd/")
     page.click("nav[aria-label=Problem] >> text=Statement")
     expect(page.locator("#statement")).to_contain_text("custom_kernel(data)")
-    _shot(page, "02-problem")
+    shot(page, "02-problem")
 
     # Test mode on cpu, uploaded through the form; the page follows it to its verdict by itself.
-    _submit_template(page, base, "test")
+    submit_template(page, base, "test")
     expect(page.locator("#live")).to_be_visible()
-    _shot(page, "04-submission-in-flight")
-    assert _wait_until_final(page, platform, 150) == "passed", platform.logs()
+    shot(page, "04-submission-in-flight")
+    assert wait_until_final(page, platform, 150) == "passed", platform.logs()
     expect(page.locator("table.cases tbody tr.case-passed")).to_have_count(4)
     expect(page.locator("#source")).to_contain_text("torch.add(A, B, out=C)")
-    _shot(page, "05-submission-passed")
+    shot(page, "05-submission-passed")
 
     # Leaderboard mode is what ranks.
-    _submit_template(page, base, "leaderboard")
-    assert _wait_until_final(page, platform, 170) == "passed", platform.logs()
+    submit_template(page, base, "leaderboard")
+    assert wait_until_final(page, platform, 170) == "passed", platform.logs()
     expect(page.locator("table.cases")).to_contain_text("secret")
     expect(page.locator("figure.plot svg")).to_contain_text("time per call (log scale)")
     ranked_id = page.url.rstrip("/").rsplit("/", 1)[-1]
-    _shot(page, "06-submission-leaderboard")
+    shot(page, "06-submission-leaderboard")
 
     page.goto(base + "/problems/vectoradd/")
     ranking = page.locator('table.ranking[data-device="cpu"]')
@@ -250,17 +87,17 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(ranking.locator("tbody tr").first).to_contain_text("alice")
     expect(ranking.locator("tbody tr").first).to_contain_text(f"#{ranked_id}")
     expect(page.locator("#history svg")).to_contain_text("Best score over time")
-    _shot(page, "07-rankings")
+    shot(page, "07-rankings")
 
     page.goto(base + "/users/alice/")
     expect(page.locator("body")).to_contain_text("1 of 1")
-    _shot(page, "08-user")
+    shot(page, "08-user")
 
     page.goto(base + "/account/tokens/")
     page.fill("#id_name", "laptop")
     page.click("text=Make a new token")
     expect(page.locator("#new-token")).to_contain_text("kb_")
-    _shot(page, "09-token")
+    shot(page, "09-token")
     page.click("header.site form button")  # log out
 
     # Staff review a flagged run (stored as a stand-in for a GPU run, see the docstring).
@@ -273,11 +110,11 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     page.goto(f"{base}/submissions/{flagged_id}/")
     expect(page.locator("#state-badge")).to_have_text("flagged")
     expect(page.locator("#flags")).to_contain_text("below the physical floor")
-    _shot(page, "10-flagged-run")
+    shot(page, "10-flagged-run")
     page.click("text=Review in the admin")
     expect(page.locator("#content")).to_contain_text("floor_s")
     expect(page.locator("#content")).to_contain_text("robo's candidate")  # the source, in view
-    _shot(page, "11-admin-review")
+    shot(page, "11-admin-review")
     page.fill("#review_note", "Checked against the H100 trace.")
     page.click("input[name=_accept]")
     expect(page.locator(".messagelist")).to_contain_text("1 submission(s) accepted")
@@ -286,10 +123,8 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     h100 = page.locator('table.ranking[data-device="h100"] tbody tr').first
     expect(h100).to_contain_text("robo")
     expect(h100.locator(".badge.agent")).to_be_visible()
-    _shot(page, "12-rankings-after-review")
+    shot(page, "12-rankings-after-review")
 
-
-PHONE = {"width": 390, "height": 844}
 
 # An agent run of three steps stored through the services (as tests/agentruns/test_pages.py does), for its page.
 AGENT_RUN = """
@@ -317,11 +152,6 @@ print(run.pk)
 """
 
 
-def _fits(page) -> None:
-    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width <= inner, f"{page.url} is {width} px wide on a {inner} px screen"
-
-
 def _background(page) -> str:
     return page.evaluate("getComputedStyle(document.body).backgroundColor")
 
@@ -333,12 +163,7 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
     page, base = browser_page, platform.url
     from playwright.sync_api import expect
 
-    page.goto(base + "/signup/")
-    page.fill("#id_username", "carol")
-    page.fill("#id_password1", "vector-adds-are-fast-1")
-    page.fill("#id_password2", "vector-adds-are-fast-1")
-    page.click("form button[type=submit]")
-    expect(page.locator("header.site")).to_contain_text("carol")
+    sign_up(page, base, "carol")
     flagged_id = platform.manage("shell", "-c", FLAGGED_RUN).strip().splitlines()[-1]  # a run with cases
     agent_run_id = platform.manage("shell", "-c", AGENT_RUN).strip().splitlines()[-1]
 
@@ -355,16 +180,16 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
         ("agent-run", f"/agents/runs/{agent_run_id}/"),
     ]:
         page.goto(base + path)
-        _fits(page)
-        _shot(page, f"20-phone-{name}")
+        fits(page)
+        shot(page, f"20-phone-{name}")
 
     # An error page: the site's layout and navigation, the status kept.
     response = page.goto(base + "/no-such-page/")
     assert response.status == 404
     expect(page.locator("#error")).to_contain_text("There is no page at /no-such-page/")
     expect(page.locator("header.site nav")).to_contain_text("Problems")
-    _fits(page)
-    _shot(page, "21-phone-error-404")
+    fits(page)
+    shot(page, "21-phone-error-404")
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # Dark mode follows the browser's preference ...
@@ -372,10 +197,10 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
     page.emulate_media(color_scheme="dark")
     page.goto(base + "/problems/vectoradd/")
     assert _background(page) == dark
-    _shot(page, "22-dark-problem")
+    shot(page, "22-dark-problem")
     page.goto(f"{base}/submissions/{flagged_id}/")
     assert _background(page) == dark
-    _shot(page, "23-dark-submission")
+    shot(page, "23-dark-submission")
     # ... until the toggle chooses, and the choice is remembered over the preference.
     page.click("#theme-toggle")
     assert _background(page) == light
@@ -386,7 +211,7 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
     page.emulate_media(color_scheme="light")
     page.goto(base + "/submit/?problem=vectoradd&template=pytorch.py")
     assert _background(page) == dark
-    _shot(page, "24-dark-submit")
+    shot(page, "24-dark-submit")
     page.evaluate("localStorage.removeItem('kernelboard-theme')")
     page.reload()
     assert _background(page) == light
@@ -394,4 +219,4 @@ def test_phone_width_dark_mode_error_page_and_csp(platform, browser_page):
     # The API docs still work under the policy.
     page.goto(base + "/api/docs")
     expect(page.locator("#swagger-ui")).to_contain_text("submissions", timeout=20_000)
-    _shot(page, "25-api-docs")  # CSP violations fail the test in browser_page's teardown
+    shot(page, "25-api-docs")  # CSP violations fail the test in browser_page's teardown

@@ -1,0 +1,85 @@
+"""A new competitor's round trip in a real browser, on a real platform (tests/web/browser.py): they start from
+a template in the editor, submit in leaderboard mode, see the rank they reached, edit and resubmit from the
+submission's page, diff the two, and their choices are remembered on the next form. Screenshots under
+test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.web.browser import MARKS, shot, sign_up, wait_until_final
+
+pytestmark = MARKS
+
+
+def _editor_value(page) -> str:
+    return page.evaluate("window.kernelboardEditor.getValue()")
+
+
+def _submit_from_editor(page) -> str:
+    page.click("form.submit button[type=submit]")
+    page.wait_for_url(re.compile(r"/submissions/\d+/$"))
+    return page.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def test_editor_rank_resubmit_and_diff(platform, browser_page):
+    page, base = browser_page, platform.url
+    from playwright.sync_api import expect
+
+    sign_up(page, base, "dana")
+
+    # The editor: line numbers, highlighting, no soft wrap; a template is a start.
+    page.goto(base + "/submit/?problem=vectoradd")
+    page.click("p.starts >> text=template pytorch.py")
+    page.wait_for_function("window.kernelboardEditor && kernelboardEditor.getValue().includes('custom_kernel')")
+    editor = page.locator(".CodeMirror.code-editor")
+    expect(editor).to_be_visible()
+    assert "CodeMirror-wrap" not in (editor.get_attribute("class") or ""), "code must not soft-wrap"
+    assert page.locator(".CodeMirror-linenumber").count() > 3
+    assert page.locator(".CodeMirror .cm-keyword").count() > 0, "Python is highlighted"
+
+    # Tab indents with four spaces; what is typed is what is submitted.
+    page.evaluate("kernelboardEditor.focus(); kernelboardEditor.setCursor(kernelboardEditor.lineCount(), 0)")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    page.keyboard.type("# first try")
+    assert _editor_value(page).endswith("\n    # first try")
+    page.select_option("#id_device_kind", "cpu")
+    page.check("input[name=mode][value=leaderboard]")
+    shot(page, "30-editor")
+    first = _submit_from_editor(page)
+    assert wait_until_final(page, platform, 170) == "passed", platform.logs()
+    expect(page.locator("#source")).to_contain_text("# first try")
+    # The rank reached, on a first entry.
+    expect(page.locator("#standing .rank-reached")).to_contain_text("Rank 1 of 1")
+    expect(page.locator("#standing")).to_contain_text("Your first ranked entry here")
+    shot(page, "31-rank-reached")
+
+    # Edit and resubmit: the editor holds this submission's source.
+    page.click("text=Edit and resubmit")
+    page.wait_for_function("window.kernelboardEditor && kernelboardEditor.getValue().includes('# first try')")
+    page.evaluate(
+        "kernelboardEditor.setValue(kernelboardEditor.getValue().replace('# first try', '# second try'))"
+    )
+    assert page.locator("input[name=mode][value=leaderboard]").is_checked()
+    second = _submit_from_editor(page)
+    assert second != first
+    assert wait_until_final(page, platform, 170) == "passed", platform.logs()
+    expect(page.locator("#standing")).to_contain_text(f"Against your best before this one (#{first}")
+    shot(page, "32-resubmitted")
+
+    # The diff against the previous submission: one line changed.
+    page.click("text=Diff against previous")
+    expect(page.locator("h1")).to_contain_text(f"#{second} against #{first}")
+    expect(page.locator("#diff tr.del")).to_have_count(1)
+    expect(page.locator("#diff tr.del")).to_contain_text("# first try")
+    expect(page.locator("#diff tr.add")).to_have_count(1)
+    expect(page.locator("#diff tr.add")).to_contain_text("# second try")
+    shot(page, "33-diff")
+
+    # A fresh form remembers the problem, device kind and mode chosen last.
+    page.goto(base + "/submit/")
+    assert page.locator("#id_problem").input_value() == "vectoradd"
+    assert page.locator("#id_device_kind").input_value() == "cpu"
+    assert page.locator("input[name=mode][value=leaderboard]").is_checked()
