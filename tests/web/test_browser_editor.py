@@ -78,6 +78,15 @@ def test_editor_rank_resubmit_and_diff(platform, browser_page):
     expect(page.locator("#diff tr.add")).to_contain_text("# second try")
     shot(page, "33-diff")
 
+    # The problem page: the rankings' tab of this device kind marks my row; the statement's maths is drawn.
+    page.goto(base + "/problems/vectoradd/")
+    expect(page.locator('table.ranking[data-device="cpu"] tbody tr.mine')).to_have_count(1)
+    expect(page.locator('table.ranking[data-device="cpu"] tbody tr.mine')).to_contain_text("dana")
+    page.goto(base + "/problems/trimul/")
+    page.click("nav[aria-label=Problem] >> text=Statement")
+    expect(page.locator("#statement math[display=block]").first).to_be_visible()
+    shot(page, "34-statement-maths")
+
     # A fresh form remembers the problem, device kind and mode chosen last.
     page.goto(base + "/submit/")
     assert page.locator("#id_problem").input_value() == "vectoradd"
