@@ -1,6 +1,7 @@
 """execute(JobSpec) -> RunReport: checks a submission before anything runs, then hands it to a judge
 process and waits for its report. The calling process (a worker, the command line, an agent) never
-imports the submission."""
+imports the submission. While the judge runs, `on_progress` hears of each case it finishes (advisory:
+the report alone is the verdict)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import contextlib
 import ctypes
 import dataclasses
 import json
+import logging
 import os
 import secrets
 import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,12 @@ from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
 from runner.spec import DEVICES, MODES, CaseResult, JobSpec, RunReport, Verdict
 
 JUDGE_GRACE_S = 30  # beyond the mode's wall limit before the judge itself is killed
+
+# Told of each case the judge finishes, as it finishes: {"done": n, "total": m, "case": id, "status": ...}
+# from a signed `case` frame (runner/seal.py). Called from the thread that reads the judge's stream.
+OnProgress = Callable[[dict[str, Any]], None]
+
+logger = logging.getLogger(__name__)
 
 
 def precheck(spec: JobSpec) -> str | None:
@@ -94,7 +103,7 @@ def _usage_error(spec: JobSpec) -> str | None:
     return None
 
 
-def execute(spec: JobSpec) -> RunReport:
+def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     if not spec.sandbox:
         try:
             spec = dataclasses.replace(spec, sandbox=default_sandbox())
@@ -130,7 +139,7 @@ def execute(spec: JobSpec) -> RunReport:
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
             report = _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
         else:
-            report = _run_judge(spec, sandbox, job_dir, run_seed)
+            report = _run_judge(spec, sandbox, job_dir, run_seed, on_progress)
     finally:
         sandbox.cleanup(job_dir)
         shutil.rmtree(job_dir, ignore_errors=True)
@@ -145,7 +154,26 @@ def _verdict(spec: JobSpec, verdict: str, message: str, **fields: Any) -> RunRep
     )
 
 
-def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) -> RunReport:
+def _progress_reader(key: bytes, on_progress: OnProgress | None) -> Callable[[bytes], None] | None:
+    """What reads the judge's stdout as it arrives: the case frames it verifies go to `on_progress`. A
+    failing callback is logged and the judging goes on: progress is for display, the report is the truth."""
+    if on_progress is None:
+        return None
+    reader = seal.Reader(key)
+
+    def on_out(chunk: bytes) -> None:
+        for case in reader.feed(chunk):
+            try:
+                on_progress(dict(case))
+            except Exception:
+                logger.exception("the progress callback failed on %s; the judging goes on", case)
+
+    return on_out
+
+
+def _run_judge(
+    spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int, on_progress: OnProgress | None = None
+) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     key = seal.new_key()
     # The limits are computed here once and handed down: the judge (in a container too) and the backend
@@ -163,7 +191,9 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
     env["PYTHONPATH"] = str(RUNNER_ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
     with _not_dumpable():  # the key lives here too: no process of the contestant may read this one's memory
-        run = sandbox.run_judge(request, job_dir, env, limits.wall_s + JUDGE_GRACE_S)
+        run = sandbox.run_judge(
+            request, job_dir, env, limits.wall_s + JUDGE_GRACE_S, _progress_reader(key, on_progress)
+        )
     base: dict[str, Any] = {
         "problem": spec.problem,
         "mode": spec.mode,
@@ -177,7 +207,7 @@ def _run_judge(spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int) ->
             limits=limits.to_dict(),
             **base,
         )
-    stream = seal.read(key, run.out)
+    stream = seal.read(key, run.out)  # the whole stream, strictly, whatever the progress reader saw
     tail = "\n".join(run.err.decode(errors="replace").strip().splitlines()[-12:])
     if not stream.started:  # the judge failed before any submission code ran: nothing to say about it
         return RunReport(

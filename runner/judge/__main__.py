@@ -55,10 +55,15 @@ def main() -> None:
         leash.watch(sys.stdin.fileno(), float(request.pop("leash_s")), int(request.pop("parent")))
     key = bytes.fromhex(request.pop("key"))
     spec = JobSpec(**request["spec"])
-    os.write(out, seal.frame(key, seal.STARTED))
+    _write(out, seal.frame(key, seal.STARTED))
+
+    def on_case(done: int, total: int, result) -> None:
+        # Each case as it finishes, signed like the report: progress for the caller to show, never a verdict.
+        _write(out, seal.case_frame(key, done, total, result.id[:300], result.status))
+
     try:
         report = run_job(
-            spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"])
+            spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"]), on_case
         )
     except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
         traceback.print_exc()
@@ -71,13 +76,16 @@ def main() -> None:
             device=spec.device,
             platform_fault=True,
         )
-    payload = report.to_json().encode()
-    frame = seal.frame(key, seal.REPORT, payload)
-    while frame:
-        frame = frame[os.write(out, frame) :]
+    _write(out, seal.frame(key, seal.REPORT, report.to_json().encode()))
 
 
-def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int) -> RunReport:
+def _write(fd: int, data: bytes) -> None:
+    """All of it: a pipe may take a long frame in parts."""
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case=None) -> RunReport:
     job = Job(
         dir=job_dir,
         submission=job_dir / spec.filename,
@@ -95,7 +103,7 @@ def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int) -> RunR
     # The judge's work (fresh inputs, the reference, checks) happens while the contestant is stopped, so
     # it may use every core this process is allowed: more checked calls fit in a case's budget.
     torch.set_num_threads(len(os.sched_getaffinity(0)))
-    judge = Judge(spec, job, contestant)
+    judge = Judge(spec, job, contestant, on_case)
     report = judge.run(run_seed, contestant.sandbox.note)
     report.env = envinfo.collect(spec.device, spec.threads)
     report.env["seed"] = envinfo.seed_hash(run_seed)

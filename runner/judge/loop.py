@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -51,9 +52,15 @@ def _text(value: Any) -> str:
     return value[:500] if isinstance(value, str) and value else "unknown error"
 
 
+# Told of each case as it finishes: (done, total, the case's result). The judge's process writes a signed
+# `case` frame for it (runner/seal.py), which the caller may show while the run goes on.
+OnCase = Callable[[int, int, CaseResult], None]
+
+
 class Judge:
-    def __init__(self, spec: JobSpec, job: Job, contestant: Contestant):
+    def __init__(self, spec: JobSpec, job: Job, contestant: Contestant, on_case: OnCase | None = None):
         self.spec = spec
+        self.on_case = on_case
         self.job = job
         self.device = spec.device
         self.problem: Problem = load_problem(spec.problem)
@@ -466,6 +473,8 @@ class Judge:
             for i, (case, seed, kind, timed) in enumerate(plan):
                 result = self.run_case(case, seed, kind, timed)
                 self.cases.append(result)
+                if self.on_case:
+                    self.on_case(i + 1, len(plan), result)
                 if result.status in ("failed", "error") and self.spec.mode != "test":
                     self._skip_rest(plan[i + 1 :], "skipped: an earlier case failed")
                     break

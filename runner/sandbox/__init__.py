@@ -20,6 +20,7 @@ import resource
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,10 @@ class JudgeRun:
     timed_out: bool = False
     returncode: int | None = None  # the judge's exit status (negative: killed by that signal)
 
+
+# Called with each piece of the judge's stdout as it arrives (execute() reads the case frames off it), from
+# the thread that reads the stream; it must not block for long.
+OnOut = Callable[[bytes], None]
 
 MALLOC_TUNABLES = "glibc.malloc.trim_threshold=17179869184:glibc.malloc.mmap_threshold=33554432"
 
@@ -134,9 +139,12 @@ class Sandbox:
         """Before the judge starts (in the calling process): set the job directory up for this backend.
         Raises RuntimeError, in the operator's words, when the backend cannot run on this host."""
 
-    def run_judge(self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float) -> JudgeRun:
+    def run_judge(
+        self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float, on_out: OnOut | None = None
+    ) -> JudgeRun:
         """Run `python -m runner.judge` with `request` (which holds the secret seed) on its stdin, never in
-        argv, env or a file; kill it, and everything it started, at `timeout_s`."""
+        argv, env or a file; kill it, and everything it started, at `timeout_s`. Each piece of its stdout
+        goes to `on_out` as it arrives, and whole into the JudgeRun."""
         import json
         import threading
 
@@ -157,7 +165,7 @@ class Sandbox:
         assert stdin is not None  # stdin=PIPE
         out, err = bytearray(), bytearray()
         readers = [
-            threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stdout, out, on_out), daemon=True),
             threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True),
         ]
         for reader in readers:
@@ -217,9 +225,11 @@ class Sandbox:
         """After the job (its directory is removed next): nothing of it may remain."""
 
 
-def _drain(stream, into: bytearray) -> None:
+def _drain(stream, into: bytearray, on_out: OnOut | None = None) -> None:
     while chunk := stream.read1(65536):
         into += chunk
+        if on_out:
+            on_out(chunk)
     stream.close()
 
 

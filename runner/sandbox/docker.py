@@ -48,7 +48,17 @@ from pathlib import Path
 
 from runner.limits import Limits
 from runner.problem import EXTRA_DIRS_ENV, problem_dirs
-from runner.sandbox import RUNNER_ROOT, Job, JudgeRun, Sandbox, contestant_env, die_with_parent, rlimits, uids
+from runner.sandbox import (
+    RUNNER_ROOT,
+    Job,
+    JudgeRun,
+    OnOut,
+    Sandbox,
+    contestant_env,
+    die_with_parent,
+    rlimits,
+    uids,
+)
 
 JOB_DIR = "/job"  # where the job directory appears inside the container
 IMAGE_ROOT = "/opt/kernelboard"  # where the image holds the runner and the problems
@@ -237,9 +247,10 @@ def _account_files(job_dir: Path, uid: int) -> None:
         f.chmod(0o644)
 
 
-def _demux(sock: socket.socket, deadline: float) -> tuple[bytes, bytes, bool]:
+def _demux(sock: socket.socket, deadline: float, on_out: OnOut | None = None) -> tuple[bytes, bytes, bool]:
     """Read the engine's multiplexed attach stream (8-byte headers: the stream, 3 zero bytes, the length)
-    until it ends: (stdout, the tail of stderr, whether the deadline passed first)."""
+    until it ends: (stdout, the tail of stderr, whether the deadline passed first). Each piece of stdout
+    also goes to `on_out` as it arrives."""
     out, err = bytearray(), bytearray()
     buffer = b""
     while True:
@@ -261,6 +272,8 @@ def _demux(sock: socket.socket, deadline: float) -> tuple[bytes, bytes, bool]:
             payload, buffer = buffer[8 : 8 + size], buffer[8 + size :]
             if kind == 1 and len(out) < MAX_OUT:
                 out += payload
+                if on_out:
+                    on_out(payload)
             elif kind == 2:
                 err = (err + payload)[-KEEP_ERR:]
 
@@ -327,7 +340,9 @@ class DockerSandbox(Sandbox):
             os.chown(scratch, uid, uid)
         scratch.chmod(0o700)
 
-    def run_judge(self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float) -> JudgeRun:
+    def run_judge(
+        self, request: dict, job_dir: Path, env: dict[str, str], timeout_s: float, on_out: OnOut | None = None
+    ) -> JudgeRun:
         from runner.spec import JobSpec
 
         spec = JobSpec(**{**request["spec"], "secret_seed": None})
@@ -356,7 +371,7 @@ class DockerSandbox(Sandbox):
                 container.start()
                 sock.sendall(json.dumps({**request, "job_dir": JOB_DIR}).encode())
                 sock.shutdown(socket.SHUT_WR)  # the end of the judge's stdin (StdinOnce)
-                out, err, timed_out = _demux(sock, deadline)
+                out, err, timed_out = _demux(sock, deadline, on_out)
             finally:
                 sock.close()
             if timed_out:

@@ -1,0 +1,86 @@
+"""The judge reports each case as it finishes: a signed `case` frame read off its stream while it runs, handed
+to execute()'s `on_progress` once per case, in order, by every backend; a callback that fails never breaks
+the judging. The report stays the verdict (tests/runner/test_seal.py checks the frames themselves)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from runner import JobSpec, execute
+from runner.sandbox import RUNNER_ROOT
+
+pytestmark = pytest.mark.judge
+
+CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
+WRONG = CORRECT.replace("torch.add(A, B, out=C)", "torch.sub(A, B, out=C)")
+
+
+@pytest.fixture(autouse=True)
+def own_sandbox_space(monkeypatch):
+    """Other test runs share this machine: lease uids of our own and keep job directories apart."""
+    monkeypatch.setenv("RUNNER_SANDBOX_UID_BASE", str(3_100_000 + (os.getpid() % 30_000) * 8))
+    monkeypatch.setenv("RUNNER_SANDBOX_UID_COUNT", "8")
+    jobs = Path(tempfile.mkdtemp(prefix="kb-progress-test-", dir="/tmp"))
+    jobs.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(jobs))
+    yield
+    shutil.rmtree(jobs, ignore_errors=True)
+
+
+def backends() -> list:
+    out = [pytest.param("none", id="none")]
+    out.append(
+        pytest.param(
+            "bwrap",
+            id="bwrap",
+            marks=pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap"),
+        )
+    )
+    out.append(pytest.param("docker", id="docker", marks=pytest.mark.docker))
+    return out
+
+
+def judged(sandbox: str, source: str, on_progress):
+    if sandbox == "docker":
+        from tests.containers import engine
+
+        engine.require()
+    spec = JobSpec(problem="vectoradd", source=source, mode="test", device="cpu", sandbox=sandbox)
+    return execute(spec, on_progress=on_progress)
+
+
+@pytest.mark.parametrize("sandbox", backends())
+def test_on_progress_hears_each_case_once_in_order_while_the_judge_runs(sandbox):
+    calls: list[tuple[dict, str]] = []
+    report = judged(sandbox, CORRECT, lambda p: calls.append((p, threading.current_thread().name)))
+    assert report.verdict == "passed", report.message
+    total = len(report.cases)
+    assert total > 1
+    assert [p for p, _ in calls] == [
+        {"done": i, "total": total, "case": c.id, "status": c.status}
+        for i, c in enumerate(report.cases, start=1)
+    ]
+    # Heard while the judge ran, off its stream as it arrived: not replayed from the report afterwards.
+    assert all(thread != threading.main_thread().name for _, thread in calls) or sandbox == "docker"
+
+
+@pytest.mark.parametrize("sandbox", [p for p in backends() if p.id != "docker"])
+def test_a_failing_callback_never_breaks_the_judging(sandbox, caplog):
+    heard = []
+
+    def explode(progress):
+        heard.append(progress["done"])
+        raise RuntimeError("the database is down")
+
+    report = judged(sandbox, WRONG, explode)
+    # Test mode runs every case; each fails, and each is heard although the callback raised every time.
+    assert report.verdict == "failed", report.message
+    assert heard == list(range(1, len(report.cases) + 1))
+    assert [c.status for c in report.cases] == ["failed"] * len(report.cases)
+    assert "the progress callback failed" in caplog.text
