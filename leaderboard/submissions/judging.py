@@ -1,11 +1,13 @@
 """Judging one submission on a worker: claim it, hand the runner a JobSpec, keep a heartbeat while the
-judge runs, and finish it (or give it back) with what the runner reported. Each change of state is a
-compare-and-set of leaderboard.submissions.services; this module only runs the job between them.
+judge runs, write each case it finishes onto the row (progress.py), and finish it (or give it back) with
+what the runner reported. Each change of state is a compare-and-set of leaderboard.submissions.services;
+this module only runs the job between them.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import pkgutil
 import secrets
@@ -17,6 +19,7 @@ from django.db import DatabaseError, connection
 
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.models import Mode, Submission
+from leaderboard.submissions.progress import ProgressWriter
 from leaderboard.submissions.services import (
     submission_claim,
     submission_finish,
@@ -99,8 +102,12 @@ def _judge_function(path: str):
     return pkgutil.resolve_name(path)
 
 
-def _execute(spec: JobSpec) -> RunReport:
-    return _judge_function(settings.RUNNER_EXECUTE)(spec)
+def _execute(spec: JobSpec, on_progress=None) -> RunReport:
+    execute = _judge_function(settings.RUNNER_EXECUTE)
+    # A stand-in judge (RUNNER_EXECUTE) may not report progress; the real runner does.
+    if on_progress is not None and "on_progress" in inspect.signature(execute).parameters:
+        return execute(spec, on_progress=on_progress)
+    return execute(spec)
 
 
 def submission_judge(*, submission_id: int, worker: str) -> str:
@@ -128,7 +135,13 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
     # does not make the sweeper take back a run whose report is waiting to be written.
     with _Heartbeat(submission_id=submission_id, worker=worker, interval_s=settings.HEARTBEAT_INTERVAL_S):
         try:
-            report = _judge_version_checked(spec, expected_version=version.content_hash)
+            # The writer's last write (the last case heard) lands before the finish below.
+            with ProgressWriter(
+                submission_id=submission_id, worker=worker, attempt=submission.attempts
+            ) as on_progress:
+                report = _judge_version_checked(
+                    spec, expected_version=version.content_hash, on_progress=on_progress
+                )
         except SoftTimeLimitExceeded:
             report = RunReport(
                 verdict=Verdict.TIMEOUT,
@@ -164,7 +177,7 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
     return final or "taken back"
 
 
-def _judge_version_checked(spec: JobSpec, *, expected_version: str) -> RunReport:
+def _judge_version_checked(spec: JobSpec, *, expected_version: str, on_progress=None) -> RunReport:
     """Run the runner, unless this machine's copy of the problem differs from the version submitted to: a
     score measured on another version must not enter this version's rankings."""
     from runner.problem import load_problem
@@ -179,4 +192,4 @@ def _judge_version_checked(spec: JobSpec, *, expected_version: str) -> RunReport
             mode=spec.mode,
             device=spec.device,
         )
-    return _execute(spec)
+    return _execute(spec, on_progress)

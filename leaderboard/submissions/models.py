@@ -56,6 +56,10 @@ class Submission(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)  # when its id was last sent to the broker
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While it runs: the judge's last case finished, {"done", "total", "case", "status"} (advisory, for the
+    # live view; the run's report is the truth). Written only by the worker that holds it; None until the
+    # first case, and again when an attempt is taken back.
+    progress = models.JSONField(null=True, blank=True)
 
     class Meta:
         indexes = [

@@ -179,6 +179,7 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
                 worker=worker,
                 heartbeat_at=now,
                 started_at=now,
+                progress=None,  # this attempt's cases are counted afresh
             )
             if claimed:
                 number = Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).get()
@@ -208,6 +209,17 @@ def submission_heartbeat(*, submission_id: int, worker: str) -> bool:
         Submission.objects.filter(pk=submission_id, state=State.RUNNING, worker=worker).update(
             heartbeat_at=timezone.now()
         )
+    )
+
+
+def submission_progress(*, submission_id: int, worker: str, attempt: int, progress: dict) -> bool:
+    """Record the judge's last finished case on the row, if `worker` still holds this attempt (a
+    compare-and-set, like every write of a running row: a worker that lost the row writes nothing). False
+    when it no longer holds it. Advisory: the live view reads it, the run's report stays the truth."""
+    return bool(
+        Submission.objects.filter(
+            pk=submission_id, state=State.RUNNING, worker=worker, attempts=attempt
+        ).update(progress=progress)
     )
 
 
@@ -306,6 +318,7 @@ def _take_back(
             changed = held.update(
                 state=State.ERROR,
                 finished_at=now,
+                progress=None,
                 message=f"Not judged: {reason}, on each of {limit} attempts. If your code can crash or exhaust "
                 "the machine, that would do it; otherwise it is the platform's fault, so please submit again.",
             )
@@ -315,6 +328,7 @@ def _take_back(
                 state=State.QUEUED,
                 enqueued_at=now,
                 heartbeat_at=None,
+                progress=None,  # the next attempt starts from the first case
                 message=f"Queued again: {reason} during attempt {submission.attempts} of {limit}.",
             )
             result = State.QUEUED
@@ -433,6 +447,7 @@ def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
             state=State.QUEUED,
             enqueued_at=now,
             heartbeat_at=None,
+            progress=None,
             message=f"Queued again by an operator during attempt {submission.attempts}.",
         )
         if not changed:
