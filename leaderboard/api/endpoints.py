@@ -32,6 +32,7 @@ from leaderboard.problems.selectors import problem_get, problem_list
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.selectors import (
+    live_progress,
     ranking_for_problem,
     submission_for_user,
     submission_list_for_user,
@@ -251,4 +252,5 @@ def get_submission(request, submission_id: int):
         "started_at": submission.started_at,
         "finished_at": submission.finished_at,
         "source_sha256": submission.source.sha256,
+        "progress": live_progress(submission),
     }

@@ -85,6 +85,13 @@ class AttemptOut(Schema):
     summary: str = Field(description="the attempt in one sentence")
 
 
+class ProgressOut(Schema):
+    done: int = Field(description="cases finished so far")
+    total: int = Field(description="cases this run holds")
+    case: str = Field(description="the last case finished")
+    status: str = Field(description="how it ended: passed, failed, error, ...")
+
+
 class SubmissionOut(Schema):
     id: int
     problem: str
@@ -108,6 +115,11 @@ class SubmissionOut(Schema):
     started_at: datetime | None
     finished_at: datetime | None
     source_sha256: str
+    progress: ProgressOut | None = Field(
+        None,
+        description="while running: the judge's last finished case, as it reported it (advisory; the "
+        "verdict and cases above are the truth once final)",
+    )
 
 
 class SubmissionBrief(Schema):

@@ -96,6 +96,14 @@ def submission_queue_position(*, submission: Submission) -> int | None:
     return ahead.count() + 1
 
 
+def live_progress(submission: Submission) -> dict | None:
+    """The judge's last finished case while the submission runs ({"done", "total", "case", "status"});
+    None when it is not running or no case has finished yet. Once final, its run's cases say the rest."""
+    if submission.state != State.RUNNING or not submission.progress:
+        return None
+    return submission.progress
+
+
 @dataclass(frozen=True)
 class QueueWait:
     """What a queued submission waits for, and roughly how long."""

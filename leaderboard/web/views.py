@@ -24,6 +24,7 @@ from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
 from leaderboard.submissions.selectors import (
+    live_progress,
     ranking_for_problem,
     source_of,
     submission_queue_position,
@@ -262,6 +263,8 @@ def _status(submission) -> dict:
         else None,
         "verdict": run.verdict if run else None,
         "score_s": run.score_s if run else None,
+        # The judge's last finished case while it runs: "case 5 of 12 passed", and the bar's true share.
+        "progress": live_progress(submission),
     }
 
 

@@ -160,6 +160,40 @@ def test_a_queued_submission_shows_the_work_ahead_and_an_estimate_from_recent_ru
     assert body["typical_run_s"] is None and body["wait_estimate_s"] is None
 
 
+def test_a_running_submission_shows_the_judges_case_count_and_a_true_bar(as_user, alice, submit):
+    from leaderboard.submissions.services import submission_claim, submission_finish, submission_progress
+    from runner.spec import CaseResult, RunReport
+
+    submission = submit(alice)
+    claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
+    me = as_user(alice)
+    status = lambda: me.get(f"/submissions/{submission.pk}/status.json").json()  # noqa: E731
+    assert status()["progress"] is None
+    assert '<p id="live-progress" hidden>' in me.get(f"/submissions/{submission.pk}/").content.decode()
+
+    case = {"done": 3, "total": 4, "case": "vectoradd[size=127]", "status": "passed"}
+    submission_progress(submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=case)
+    assert status()["progress"] == case
+    html = me.get(f"/submissions/{submission.pk}/").content.decode()
+    assert (
+        '<p id="live-progress">case <b id="live-done">3</b> of <b id="live-total">4</b> '
+        '<span id="live-case-status" class="status-passed">passed</span>' in html
+    )
+    assert 'data-done="3" data-total="4"' in html  # the bar's share, set by the script (no inline style)
+
+    report = RunReport(
+        verdict="passed", cases=[CaseResult(id="vectoradd[size=31]", kind="test", status="passed")]
+    )
+    submission_finish(
+        submission_id=submission.pk,
+        worker="cpu@a",
+        attempt=claimed.attempts,
+        report=report,
+        started_at=claimed.started_at,
+    )
+    assert status()["progress"] is None and status()["final"]  # once final, the run's cases say it
+
+
 def test_a_test_mode_run_shows_no_empty_timing_columns(as_user, alice, judged):
     html = as_user(alice).get(f"/submissions/{judged(alice, mode='test').pk}/").content.decode()
     assert "<td>vectoradd[size=31]</td>" in html and "Time per call" not in html and "Floor</th>" not in html

@@ -131,3 +131,20 @@ def test_a_refusal_of_the_service_answers_400_in_words(client, problems, alice):
     response = submit(client, alice, language="cuda")
     assert response.status_code == 400
     assert response.json()["message"] == "CUDA submissions need a GPU: choose a GPU device kind such as h100."
+
+
+def test_a_running_submission_shows_the_judges_last_finished_case(client, problems, alice):
+    from leaderboard.submissions.services import submission_claim, submission_progress
+
+    doc = submit(client, alice).json()
+    get = lambda: client.get(f"/api/submissions/{doc['id']}", headers=alice.auth).json()  # noqa: E731
+    assert get()["progress"] is None  # queued: nothing yet
+    claimed = submission_claim(submission_id=doc["id"], worker="cpu@a")
+    assert get()["progress"] is None  # running, before its first case
+    case = {"done": 2, "total": 4, "case": "vectoradd[size=64]", "status": "failed"}
+    submission_progress(submission_id=doc["id"], worker="cpu@a", attempt=claimed.attempts, progress=case)
+    assert get()["progress"] == case
+    assert (
+        "progress"
+        in client.get("/api/openapi.json").json()["components"]["schemas"]["SubmissionOut"]["properties"]
+    )

@@ -1,5 +1,6 @@
-// The submission page while it is queued or running: poll its status and reload once it is final, when the
-// server renders the whole result. Plain fetch, no library; without JavaScript a meta refresh does the same.
+// The submission page while it is queued or running: poll its status (with the judge's last finished case,
+// "case 5 of 12 passed") and reload once it is final, when the server renders the whole result. Plain
+// fetch, no library; without JavaScript a meta refresh does the same.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -14,6 +15,17 @@
   function text(id, value) {
     var el = document.getElementById(id);
     if (el) el.textContent = value;
+  }
+
+  // The bar's share of a case count the server rendered (set here: the CSP allows no inline style).
+  function share(done, total) {
+    var bar = document.getElementById("live-bar");
+    bar.className = "bar";
+    bar.style.width = (100 * done / Math.max(1, total)).toFixed(1) + "%";
+  }
+  var initial = document.getElementById("live-bar");
+  if (initial && initial.hasAttribute("data-total")) {
+    share(+initial.getAttribute("data-done"), +initial.getAttribute("data-total"));
   }
 
   function update(s) {
@@ -38,13 +50,25 @@
     show("live-elapsed", s.elapsed_s !== null);
     if (s.elapsed_s !== null) text("live-elapsed-s", Math.round(s.elapsed_s));
     var bar = document.getElementById("live-bar");
-    bar.className = s.state === "running" ? "bar busy" : "bar";
-    // Against a typical run of this problem and mode where one is known (it stops short of full until the
-    // verdict), else against the mode's wall-clock limit.
-    if (s.elapsed_s !== null && (s.typical_run_s || s.wall_limit_s)) {
-      var share = s.typical_run_s ? Math.min(95, 100 * s.elapsed_s / s.typical_run_s)
+    var p = s.progress;
+    show("live-progress", !!p);
+    if (p) {
+      // The judge's own count of the cases it finished: a true share, no longer a guess from the clock.
+      text("live-done", p.done);
+      text("live-total", p.total);
+      text("live-case-status", p.status);
+      document.getElementById("live-case-status").className = "status-" + p.status;
+      text("live-case", p.case);
+      share(p.done, p.total);
+    } else {
+      bar.className = s.state === "running" ? "bar busy" : "bar";
+    }
+    // Before the first case: against a typical run of this problem and mode where one is known (it stops
+    // short of full until the verdict), else against the mode's wall-clock limit.
+    if (!p && s.elapsed_s !== null && (s.typical_run_s || s.wall_limit_s)) {
+      var guess = s.typical_run_s ? Math.min(95, 100 * s.elapsed_s / s.typical_run_s)
                                   : Math.min(100, 100 * s.elapsed_s / s.wall_limit_s);
-      bar.style.width = share.toFixed(1) + "%";
+      bar.style.width = guess.toFixed(1) + "%";
     }
     if (s.message) {
       show("message", true);
