@@ -181,18 +181,29 @@ def _progress_words(submission: dict[str, Any]) -> str:
     return words
 
 
+def _case_words(progress: dict[str, Any]) -> str:
+    """The judge's last finished case: "case 5 of 12 passed: vectoradd[size=256]"."""
+    return f"case {progress['done']} of {progress['total']} {progress['status']}: {progress['case']}"
+
+
 def _follow(client: ApiClient, submission_id: int, args) -> int:
     """Poll until the submission is final, showing its progress on stderr; then print the report."""
     live = sys.stderr.isatty()
     spinner = itertools.cycle("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
     started = time.monotonic()
     last_words = None
+    last_done = 0  # the judge's case count last printed
     while True:
         submission = client.get(f"/api/submissions/{submission_id}")
         if submission["final"]:
             if live:
                 print("\r\033[K", end="", file=sys.stderr)
             return _report(submission)
+        progress = submission.get("progress")
+        if progress and progress["done"] != last_done:
+            # A line per new case, kept above the spinner (polls may skip cases that finished in between).
+            print(("\r\033[K" if live else "") + f"#{submission_id} {_case_words(progress)}", file=sys.stderr)
+            last_done = progress["done"]
         words = _progress_words(submission)
         elapsed = time.monotonic() - started
         if live:

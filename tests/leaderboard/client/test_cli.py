@@ -154,3 +154,53 @@ def test_the_report_is_one_line_per_case_then_a_summary():
         "    12 of 4096 values differ",
     ]
     assert lines[-1].strip("= ") == "1 failed, 1 passed in 3.50s (verdict: failed)"
+
+
+def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server, problems, alice, broker):
+    """The worker's part (the judge's progress onto the row, then the report) is played through the
+    services; the client is the real one, polling the live API."""
+    import time
+
+    from testbed import make_submission
+
+    from leaderboard.submissions.services import submission_claim, submission_finish, submission_progress
+    from runner.spec import CaseResult, RunReport
+
+    submission = make_submission(alice.user)
+    claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBOARD_")}
+    env.update({"KERNELBOARD_URL": live_server.url, "KERNELBOARD_TOKEN": alice.token})
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "leaderboard.client", "status", str(submission.pk), "--wait", "--poll", "0.1"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    ids = [f"vectoradd[size={n}]" for n in (31, 64, 127, 256)]
+    time.sleep(1.5)  # the client is up and polling
+    for done, case_id in enumerate(ids, start=1):
+        status = "failed" if done == 3 else "passed"
+        progress = {"done": done, "total": len(ids), "case": case_id, "status": status}
+        submission_progress(
+            submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=progress
+        )
+        time.sleep(0.6)  # several polls per case
+    cases = [CaseResult(id=i, kind="test", status="failed" if i == ids[2] else "passed") for i in ids]
+    report = RunReport(verdict="failed", message="it was failed", cases=cases)
+    submission_finish(
+        submission_id=submission.pk,
+        worker="cpu@a",
+        attempt=claimed.attempts,
+        report=report,
+        started_at=claimed.started_at,
+    )
+    out, err = follow.communicate(timeout=60)
+    assert follow.returncode == 1, err
+    lines = [line for line in err.splitlines() if " case " in line]
+    assert lines == [
+        f"#{submission.pk} case {n} of 4 {'failed' if n == 3 else 'passed'}: {case_id}"
+        for n, case_id in enumerate(ids, start=1)
+    ]
+    assert "vectoradd[size=127] FAILED" in out
