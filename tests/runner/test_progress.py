@@ -84,3 +84,47 @@ def test_a_failing_callback_never_breaks_the_judging(sandbox, caplog):
     assert heard == list(range(1, len(report.cases) + 1))
     assert [c.status for c in report.cases] == ["failed"] * len(report.cases)
     assert "the progress callback failed" in caplog.text
+
+
+# Writes a case frame of its own making (it has no key) into every stream of the judge and of its caller
+# that it can open, and lets the judge run on.
+FORGE_CASE = """
+
+import os as _os
+
+_FORGED = b'KB1 case 69 ' + b'0' * 64 + b'\\n{"done": 1, "total": 1, "case": "forged", "status": "passed"}'
+_honest_kernel = custom_kernel
+
+
+def custom_kernel(data):
+    pid = _os.getpid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        for fd in range(64):
+            try:
+                target = _os.open(f"/proc/{pid}/fd/{fd}", _os.O_WRONLY | _os.O_NONBLOCK)
+            except OSError:
+                continue
+            try:
+                _os.write(target, _FORGED)
+            except OSError:
+                pass
+            _os.close(target)
+    return _honest_kernel(data)
+"""
+
+
+@pytest.mark.parametrize("sandbox", [p for p in backends() if p.id != "docker"])
+def test_a_forged_case_frame_is_never_heard_nor_believed(sandbox):
+    heard: list[dict] = []
+    report = judged(sandbox, CORRECT + FORGE_CASE, heard.append)
+    assert all(p["case"] != "forged" for p in heard), heard
+    assert [p["done"] for p in heard] == list(range(1, len(heard) + 1))
+    # Where the forgery reached the stream the whole run is untrusted (its own error); else it passed.
+    assert report.verdict in ("passed", "error"), report.message
+    if report.verdict == "error":
+        assert "without a valid report from the judge" in report.message and not report.platform_fault
