@@ -283,6 +283,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     report = run.report if run else {}
     cases = list(run.cases.all()) if run else []
     source_visible = can_see_source(request.user, submission)
+    profiles_visible = can_see_profiles(request.user, submission)
     source = source_of(submission=submission) if source_visible else None
     error_line = syntax_error_line(report)
     timed = [
@@ -303,7 +304,8 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "problem": submission.problem_version.problem,
         "run": run,
         "report": report,
-        "report_text": report_text(report) if run else "",
+        # The runner's text report repeats the tables: cut them for a viewer who may not see them.
+        "report_text": report_text(report if profiles_visible else {**report, "profiles": []}) if run else "",
         "case_rows": case_rows([c for c in cases if c.status != "skipped"], submission.device_kind),
         "skipped": skipped_cases(cases),
         # Timing columns only where a case was timed: a test-mode run has none.
@@ -328,7 +330,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         == submission.problem_version.problem.current_version_id,
         "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
         "standing": standing_of(submission) if run else None,
-        "profiles": profiles_of(run) if can_see_profiles(request.user, submission) else [],
+        "profiles": profiles_of(run) if profiles_visible else [],
     }
     return render(request, "web/submission_detail.html", context)
 

@@ -73,6 +73,7 @@ def test_a_public_page_never_shows_its_profiles_to_others(as_user, alice, bob, p
     as_bob = as_user(bob)
     html = as_bob.get(f"/submissions/{submission.pk}/").content.decode()
     assert 'id="profiles"' not in html and "profile/1.csv" not in html
+    assert "aten::add" not in html  # nor in the runner's text report, which repeats the tables
     assert as_bob.get(f"/submissions/{submission.pk}/profile/1.csv").status_code == 404
     assert 'id="profiles"' in as_user(alice).get(f"/submissions/{submission.pk}/").content.decode()
 
