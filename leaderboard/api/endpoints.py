@@ -262,9 +262,17 @@ def get_submission(request, submission_id: int):
 @api.get(
     "/submissions/{submission_id}/profiles/{number}.csv",
     auth=ApiToken(),
-    response={200: str, 401: ErrorOut, 404: ErrorOut},
+    response={401: ErrorOut, 404: ErrorOut},
     tags=["submissions"],
-    openapi_extra={"responses": {200: {"description": "text/csv", "content": {"text/csv": {}}}}},
+    # The answer is CSV, not JSON: described here, as ninja would describe a JSON body otherwise.
+    openapi_extra={
+        "responses": {
+            "200": {
+                "description": "the table as CSV, an attachment",
+                "content": {"text/csv": {"schema": {"type": "string"}}},
+            }
+        }
+    },
 )
 def get_profile_csv(request, submission_id: int, number: int):
     """One of your profile runs' per-operator tables, as CSV (a cell a spreadsheet would run starts with ')."""

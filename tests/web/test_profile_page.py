@@ -107,7 +107,10 @@ def test_the_submit_page_offers_the_profile_mode_and_takes_it(as_user, alice, pr
         },
     )
     assert response.status_code == 302
-    assert Submission.objects.get(user=alice).mode == "profile"
+    queued = Submission.objects.get(user=alice)
+    assert queued.mode == "profile" and response["Location"] == f"/submissions/{queued.pk}/"
+    page = as_alice.get(response["Location"])  # queued: its plan, no tables yet
+    assert page.status_code == 200 and 'id="profiles"' not in page.content.decode()
 
 
 @pytest.mark.judge

@@ -110,7 +110,8 @@ def test_a_profile_run_is_never_ranked(client, profiled, judged, alice, bob):
 
 def test_the_openapi_document_describes_profiles(client):
     spec = client.get("/api/openapi.json").json()
-    assert "/api/submissions/{submission_id}/profiles/{number}.csv" in spec["paths"]
+    download = spec["paths"]["/api/submissions/{submission_id}/profiles/{number}.csv"]["get"]
+    assert list(download["responses"]["200"]["content"]) == ["text/csv"]
     assert set(spec["components"]["schemas"]["ProfileOut"]["properties"]) == {
         "number",
         "case",
