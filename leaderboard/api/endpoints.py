@@ -34,6 +34,7 @@ from leaderboard.submissions.models import Submission
 from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
     ranking_for_problem,
+    submission_for_author_or_staff,
     submission_for_user,
     submission_list_for_user,
     submission_queue_position,
@@ -275,8 +276,9 @@ def get_submission(request, submission_id: int):
     },
 )
 def get_profile_csv(request, submission_id: int, number: int):
-    """One of your profile runs' per-operator tables, as CSV (a cell a spreadsheet would run starts with ')."""
-    submission = submission_for_user(user=request.auth, submission_id=submission_id)
+    """One of your profile runs' per-operator tables, as CSV (a cell a spreadsheet would run starts with ').
+    Staff may download anyone's, as on the site."""
+    submission = submission_for_author_or_staff(user=request.auth, submission_id=submission_id)
     profile = profile_csv_of(run=_run_of(submission), submission_id=submission.pk, number=number)
     response = HttpResponse(profile.csv, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{profile.filename(submission.pk)}"'

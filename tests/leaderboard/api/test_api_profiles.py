@@ -65,6 +65,17 @@ def test_another_user_gets_404_for_the_csv_and_the_detail(client, profiled, alic
     assert client.get(f"/api/submissions/{submission.pk}/profiles/1.csv").status_code == 401
 
 
+def test_staff_may_download_anyones_csv(client, profiled, alice, charlie):
+    submission = profiled(alice)
+    charlie.user.is_staff = True
+    charlie.user.save(update_fields=["is_staff"])
+    response = client.get(f"/api/submissions/{submission.pk}/profiles/1.csv", headers=charlie.auth)
+    assert response.status_code == 200 and response.content.decode().startswith("operator,calls,")
+    missing = client.get(f"/api/submissions/{submission.pk + 1000}/profiles/1.csv", headers=charlie.auth)
+    assert missing.status_code == 404
+    assert missing.json()["message"] == f"There is no submission #{submission.pk + 1000}."
+
+
 def test_a_missing_table_is_a_404_in_words(client, profiled, judged, alice):
     submission = profiled(alice)
     response = client.get(f"/api/submissions/{submission.pk}/profiles/3.csv", headers=alice.auth)
