@@ -134,7 +134,8 @@ def test_a_real_profile_run_reaches_the_page_and_the_download(as_user, alice, su
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
 def test_the_page_fits_a_390_px_phone(live_server, alice, profiled, problems):
-    """The widest table (a long operator's name) scrolls inside its box; the page stays 390 px wide."""
+    """The widest table (a long operator's name) scrolls inside its box; the page, and the submit page with
+    its four modes, stay 390 px wide."""
     sync_api = pytest.importorskip("playwright.sync_api")
     from django.conf import settings
     from django.test import Client
@@ -167,6 +168,9 @@ def test_the_page_fits_a_390_px_phone(live_server, alice, profiled, problems):
         assert page.locator("#profiles pre.profile").count() == 2
         width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         box = page.evaluate("(e => [e.scrollWidth, e.clientWidth])(document.querySelector('pre.profile'))")
+        page.goto(f"{live_server.url}/submit/?problem=vectoradd")  # its limits table has a profile column now
+        submit_width = page.evaluate("document.documentElement.scrollWidth")
         context.close()
     assert width <= inner, f"the page is {width} px wide on a {inner} px screen"
+    assert submit_width <= inner, f"the submit page is {submit_width} px wide on a {inner} px screen"
     assert box[0] > box[1], "the table is wider than its box, so the box scrolls"
