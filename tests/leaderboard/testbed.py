@@ -105,6 +105,40 @@ def finish(claimed, report, worker: str = "cpu@fixture"):
     return claimed
 
 
+# A cell a spreadsheet would run, as a hostile contestant would name an operator: the judge neutralises it.
+FORMULA_OPERATOR = '=HYPERLINK("http://evil")'
+
+
+def profile_report(
+    cases: tuple[str, ...] = ("vectoradd[size=256]", "vectoradd[size=4096]"), *, verdict="passed"
+):
+    """A profile run's RunReport whose tables the judge's own code made (runner/judge/profile.py) from the
+    reply a contestant sends, one with a formula for an operator's name; no judge process."""
+    from runner.judge.profile import profile_of
+    from runner.spec import CaseResult, RunReport
+    from runner.vocabulary import PROFILE_CALLS
+
+    reply = {
+        "profile": {
+            "rows": [
+                {"name": "aten::add", "calls": PROFILE_CALLS, "self_cpu_us": 12.5, "cpu_us": 14.0},
+                {"name": FORMULA_OPERATOR, "calls": 1, "self_cpu_us": 1.0, "cpu_us": 1.0},
+                {"name": "<script>alert(1)</script>", "calls": 1, "self_cpu_us": 0.5, "cpu_us": 0.5},
+            ]
+        }
+    }
+    outputs = "checked and right" if verdict == "passed" else "WRONG (wrong output on call 1)"
+    return RunReport(
+        verdict=verdict,
+        message="" if verdict == "passed" else "vectoradd[size=256]: wrong output",
+        problem="vectoradd",
+        mode="profile",
+        device="cpu",
+        cases=[CaseResult(id=c, kind="benchmark", status=verdict) for c in cases],
+        profiles=[profile_of(c, PROFILE_CALLS, outputs, reply, "cpu") for c in cases],
+    )
+
+
 WRONG_VECTORADD = """
 import torch
 from task import input_t, output_t
