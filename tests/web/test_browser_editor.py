@@ -32,7 +32,9 @@ def test_editor_rank_resubmit_and_diff(platform, browser_page):
     # The editor: line numbers, highlighting, no soft wrap; a template is a start.
     page.goto(base + "/submit/?problem=vectoradd")
     page.click("p.starts >> text=template pytorch.py")
-    page.wait_for_function("window.kernelboardEditor && kernelboardEditor.getValue().includes('custom_kernel')")
+    page.wait_for_function(
+        "window.kernelboardEditor && kernelboardEditor.getValue().includes('custom_kernel')"
+    )
     editor = page.locator(".CodeMirror.code-editor")
     expect(editor).to_be_visible()
     assert "CodeMirror-wrap" not in (editor.get_attribute("class") or ""), "code must not soft-wrap"
