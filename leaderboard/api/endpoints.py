@@ -31,9 +31,11 @@ from leaderboard.errors import Refusal
 from leaderboard.problems.selectors import problem_get, problem_list
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Submission
+from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
     live_progress,
     ranking_for_problem,
+    submission_for_author_or_staff,
     submission_for_user,
     submission_list_for_user,
     submission_queue_position,
@@ -248,9 +250,38 @@ def get_submission(request, submission_id: int):
             for c in cases
         ],
         "flags": run.flags if run else [],
+        "profiles": [
+            {"number": p.number, "case": p.case, "text": p.text, "has_csv": p.has_csv, "ncu": p.ncu}
+            for p in profiles_of(run)
+        ],
         "created_at": submission.created_at,
         "started_at": submission.started_at,
         "finished_at": submission.finished_at,
         "source_sha256": submission.source.sha256,
         "progress": live_progress(submission),
     }
+
+
+@api.get(
+    "/submissions/{submission_id}/profiles/{number}.csv",
+    auth=ApiToken(),
+    response={401: ErrorOut, 404: ErrorOut},
+    tags=["submissions"],
+    # The answer is CSV, not JSON: described here, as ninja would describe a JSON body otherwise.
+    openapi_extra={
+        "responses": {
+            "200": {
+                "description": "the table as CSV, an attachment",
+                "content": {"text/csv": {"schema": {"type": "string"}}},
+            }
+        }
+    },
+)
+def get_profile_csv(request, submission_id: int, number: int):
+    """One of your profile runs' per-operator tables, as CSV (a cell a spreadsheet would run starts with ').
+    Staff may download anyone's, as on the site."""
+    submission = submission_for_author_or_staff(user=request.auth, submission_id=submission_id)
+    profile = profile_csv_of(run=_run_of(submission), submission_id=submission.pk, number=number)
+    response = HttpResponse(profile.csv, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{profile.filename(submission.pk)}"'
+    return response

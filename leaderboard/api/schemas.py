@@ -92,6 +92,16 @@ class ProgressOut(Schema):
     status: str = Field(description="how it ended: passed, failed, error, ...")
 
 
+class ProfileOut(Schema):
+    number: int = Field(description="1, 2, ...: the n of /api/submissions/{id}/profiles/{n}.csv")
+    case: str = Field(description="the benchmark case its calls ran on")
+    text: str = Field(description="the per-operator table as fixed-width text, headed by the case's verdict")
+    has_csv: bool = Field(
+        description="whether the table can be downloaded as CSV (not when it was malformed)"
+    )
+    ncu: str = Field(description="Nsight Compute's summary on a GPU; empty on a CPU")
+
+
 class SubmissionOut(Schema):
     id: int
     problem: str
@@ -111,6 +121,9 @@ class SubmissionOut(Schema):
     score_s: float | None = Field(description="geometric mean over benchmark cases of seconds per call")
     cases: list[CaseResultOut]
     flags: list[dict[str, Any]]
+    profiles: list[ProfileOut] = Field(
+        description="profile mode: each benchmark case's per-operator table; empty in the other modes"
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -2,6 +2,7 @@
 
     kernelboard problems
     kernelboard submit vectoradd my_kernel.py --device cpu --mode test --wait
+    kernelboard submit vectoradd my_kernel.py --mode profile --profile-csv profiles/
     kernelboard status 12 --wait
     kernelboard rankings vectoradd --device cpu
 
@@ -25,7 +26,7 @@ from leaderboard.client.config import config_path, load_config
 from leaderboard.client.connection import ApiClient, ApiError
 from leaderboard.client.report import render_report
 from runner import vocabulary
-from runner.report import format_time
+from runner.report import format_time, write_profile_csvs
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
 MODES = tuple(vocabulary.Mode)
@@ -73,6 +74,12 @@ def _wait_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wait", action="store_true", help="follow it until it is judged, then report")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait (default 1800)")
     parser.add_argument("--poll", type=float, default=0.5, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--profile-csv",
+        type=Path,
+        metavar="DIR",
+        help="a profile run: write each case's operator table to DIR as a CSV file (implies --wait)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +161,7 @@ def _submit(client: ApiClient, args) -> int:
         f"Submitted #{created['id']}: {args.problem} on {args.device}, mode {args.mode}, {language}.",
         file=sys.stderr,
     )
-    if not args.wait:
+    if not (args.wait or args.profile_csv):
         print(created["id"])
         return 0
     return _follow(client, created["id"], args)
@@ -165,7 +172,7 @@ def _status(client: ApiClient, args) -> int:
         return _follow(client, args.id, args)
     submission = client.get(f"/api/submissions/{args.id}")
     if submission["final"]:
-        return _report(submission)
+        return _report(client, submission, args.profile_csv)
     print(_progress_words(submission))
     return 0
 
@@ -198,7 +205,7 @@ def _follow(client: ApiClient, submission_id: int, args) -> int:
         if submission["final"]:
             if live:
                 print("\r\033[K", end="", file=sys.stderr)
-            return _report(submission)
+            return _report(client, submission, args.profile_csv)
         progress = submission.get("progress")
         if progress and progress["done"] != last_done:
             # A line per new case, kept above the spinner (polls may skip cases that finished in between).
@@ -228,9 +235,33 @@ def _follow(client: ApiClient, submission_id: int, args) -> int:
         time.sleep(args.poll)
 
 
-def _report(submission: dict[str, Any]) -> int:
+def _report(client: ApiClient, submission: dict[str, Any], profile_csv: Path | None) -> int:
     print(render_report(submission, colour=sys.stdout.isatty()))
+    if profile_csv is not None:
+        _write_profiles(client, submission, profile_csv)
     return 0 if submission["state"] == "passed" else 1
+
+
+def _write_profiles(client: ApiClient, submission: dict[str, Any], directory: Path) -> None:
+    """Each table's CSV, fetched from the server and written by the runner's own writer (the same file
+    names as `python -m runner run --profile-csv`)."""
+    profiles = [
+        {
+            "case": p["case"],
+            "csv": client.get_text(f"/api/submissions/{submission['id']}/profiles/{p['number']}.csv"),
+        }
+        for p in submission.get("profiles") or []
+        if p.get("has_csv")
+    ]
+    if not profiles:
+        what = "a profile run" if submission["mode"] == "profile" else f"a {submission['mode']} run"
+        print(
+            f"kernelboard: no profile tables to write: #{submission['id']} is {what} without any.",
+            file=sys.stderr,
+        )
+        return
+    for path in write_profile_csvs(profiles, directory):
+        print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,19 @@ class ApiClient:
         self.url, self.token, self.timeout_s = url.rstrip("/"), token, timeout_s
 
     def get(self, path: str) -> Any:
-        return self._request("GET", path)
+        return json.loads(self._request("GET", path) or b"null")
+
+    def get_text(self, path: str) -> str:
+        """A document that is not JSON (a profile's CSV), as text."""
+        return self._request("GET", path, accept="text/csv, */*").decode("utf-8")
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
-        return self._request("POST", path, body)
+        return json.loads(self._request("POST", path, body) or b"null")
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        headers = {"Accept": "application/json", "User-Agent": "kernelboard-cli"}
+    def _request(
+        self, method: str, path: str, body: dict[str, Any] | None = None, accept: str = "application/json"
+    ) -> bytes:
+        headers = {"Accept": accept, "User-Agent": "kernelboard-cli"}
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -37,7 +43,7 @@ class ApiClient:
         request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return json.loads(response.read() or b"null")
+                return response.read()
         except urllib.error.HTTPError as exc:
             raise ApiError(_error_message(exc), exc.code) from None
         except urllib.error.URLError as exc:

@@ -1,4 +1,5 @@
-"""The end of `kernelboard submit --wait`: one line per case, pytest style, then a summary line."""
+"""The end of `kernelboard submit --wait`: one line per case, pytest style, a profile run's per-operator
+tables, then a summary line."""
 
 from __future__ import annotations
 
@@ -48,6 +49,13 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
         lines.append(line)
     if submission.get("score_s") is not None:
         lines.append(f"score: {format_time(submission['score_s'])} (geometric mean of the benchmark means)")
+    for profile in submission.get("profiles") or []:
+        # At the end, next to the summary: the tables are what a profile run is for.
+        lines += ["", profile["text"]]
+        if profile.get("ncu"):
+            lines += ["Nsight Compute summary:", profile["ncu"]]
+    if submission.get("profiles"):
+        lines.append("")
     state = submission["state"]
     if state != "passed" and submission.get("message"):
         lines.append(_paint(f"{state.upper()}: {submission['message']}", state, colour))

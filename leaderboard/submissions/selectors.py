@@ -77,6 +77,17 @@ def submission_for_user(*, user, submission_id: int) -> Submission:
     return submission
 
 
+def submission_for_author_or_staff(*, user, submission_id: int) -> Submission:
+    """The user's own submission, or anyone's for staff (what a profile's CSV needs, as on the site);
+    for anyone else as absent as a missing one, in the words of submission_for_user."""
+    if not user.is_staff:
+        return submission_for_user(user=user, submission_id=submission_id)
+    submission = Submission.objects.select_related("run").filter(pk=submission_id).first()
+    if submission is None:
+        raise NotFound(f"There is no submission #{submission_id}.")
+    return submission
+
+
 def submission_list_for_user(*, user, problem: str | None = None) -> QuerySet[Submission]:
     submissions = Submission.objects.filter(user=user).select_related("problem_version__problem", "run")
     if problem:

@@ -5,6 +5,8 @@
 - A submission's source, and what could reveal it (the contestant's logs, the static scan's quoted lines),
   is for its author and staff; everyone else sees it once the problem's deadline has passed, and never
   when the problem sets no deadline.
+- A profile run's per-operator tables (and their CSVs) are for its author and staff only, deadline or not:
+  they are a map of the kernel's operators, and profile runs are experiments like test runs.
 """
 
 from __future__ import annotations
@@ -53,3 +55,7 @@ def can_see_source(user, submission: Submission) -> bool:
         return True
     deadline = problem_deadline(submission.problem_version.problem)
     return deadline is not None and timezone.now() >= deadline and can_see_submission(user, submission)
+
+
+def can_see_profiles(user, submission: Submission) -> bool:
+    return _is_author_or_staff(user, submission)

@@ -13,6 +13,11 @@ urlpatterns = [
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),
     path("submissions/<int:submission_id>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:submission_id>/source.py", views.submission_source, name="submission_source"),
+    path(
+        "submissions/<int:submission_id>/profile/<int:number>.csv",
+        views.submission_profile_csv,
+        name="submission_profile_csv",
+    ),
     path("submissions/<int:submission_id>/diff", views.submission_diff, name="submission_diff"),
     path("users/<str:username>/", views.user_detail, name="user"),
     path("signup/", views.signup, name="signup"),

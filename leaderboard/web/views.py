@@ -23,6 +23,7 @@ from leaderboard.errors import NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
+from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
     live_progress,
     ranking_for_problem,
@@ -32,7 +33,7 @@ from leaderboard.submissions.selectors import (
     typical_run_seconds,
 )
 from leaderboard.submissions.services import submission_create
-from leaderboard.web.access import can_see_source, can_see_submission, problem_deadline
+from leaderboard.web.access import can_see_profiles, can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
 from leaderboard.web.editor import (
     comparison_target,
@@ -167,7 +168,7 @@ def template_download(request: HttpRequest, name: str, filename: str) -> HttpRes
 
 
 def _limits_table() -> list[tuple[str, dict]]:
-    return [(mode, MODE_LIMITS[mode].to_dict()) for mode in (Mode.TEST, Mode.BENCHMARK, Mode.LEADERBOARD)]
+    return [(mode, MODE_LIMITS[mode].to_dict()) for mode in Mode.values]
 
 
 @login_required(login_url=LOGIN)
@@ -285,6 +286,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     report = run.report if run else {}
     cases = list(run.cases.all()) if run else []
     source_visible = can_see_source(request.user, submission)
+    profiles_visible = can_see_profiles(request.user, submission)
     source = source_of(submission=submission) if source_visible else None
     error_line = syntax_error_line(report)
     timed = [
@@ -305,7 +307,8 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "problem": submission.problem_version.problem,
         "run": run,
         "report": report,
-        "report_text": report_text(report) if run else "",
+        # The runner's text report repeats the tables: cut them for a viewer who may not see them.
+        "report_text": report_text(report if profiles_visible else {**report, "profiles": []}) if run else "",
         "case_rows": case_rows([c for c in cases if c.status != "skipped"], submission.device_kind),
         "skipped": skipped_cases(cases),
         # Timing columns only where a case was timed: a test-mode run has none.
@@ -330,6 +333,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         == submission.problem_version.problem.current_version_id,
         "agent_run": agent_run_of(submission=submission) if submission.user.is_agent else None,
         "standing": standing_of(submission) if run else None,
+        "profiles": profiles_of(run) if profiles_visible else [],
     }
     return render(request, "web/submission_detail.html", context)
 
@@ -342,6 +346,18 @@ def submission_source(request: HttpRequest, submission_id: int) -> HttpResponse:
     source = source_of(submission=submission)
     response = HttpResponse(source.text, content_type="text/x-python; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="submission_{submission.pk}.py"'
+    return response
+
+
+@require_safe
+def submission_profile_csv(request: HttpRequest, submission_id: int, number: int) -> HttpResponse:
+    """A profile run's table as CSV, for its author and staff; as absent as a missing one for anyone else."""
+    submission = _visible_submission(request, submission_id)
+    if not can_see_profiles(request.user, submission):
+        raise Http404(f"There is no profile of submission #{submission_id} for you.")
+    profile = _or_404(profile_csv_of, run=run_of(submission), submission_id=submission.pk, number=number)
+    response = HttpResponse(profile.csv, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{profile.filename(submission.pk)}"'
     return response
 
 

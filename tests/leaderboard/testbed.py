@@ -105,6 +105,40 @@ def finish(claimed, report, worker: str = "cpu@fixture"):
     return claimed
 
 
+# A cell a spreadsheet would run, as a hostile contestant would name an operator: the judge neutralises it.
+FORMULA_OPERATOR = '=HYPERLINK("http://evil")'
+
+
+def profile_report(
+    cases: tuple[str, ...] = ("vectoradd[size=256]", "vectoradd[size=4096]"), *, verdict="passed"
+):
+    """A profile run's RunReport whose tables the judge's own code made (runner/judge/profile.py) from the
+    reply a contestant sends, one with a formula for an operator's name; no judge process."""
+    from runner.judge.profile import profile_of
+    from runner.spec import CaseResult, RunReport
+    from runner.vocabulary import PROFILE_CALLS
+
+    reply = {
+        "profile": {
+            "rows": [
+                {"name": "aten::add", "calls": PROFILE_CALLS, "self_cpu_us": 12.5, "cpu_us": 14.0},
+                {"name": FORMULA_OPERATOR, "calls": 1, "self_cpu_us": 1.0, "cpu_us": 1.0},
+                {"name": "<script>alert(1)</script>", "calls": 1, "self_cpu_us": 0.5, "cpu_us": 0.5},
+            ]
+        }
+    }
+    outputs = "checked and right" if verdict == "passed" else "WRONG (wrong output on call 1)"
+    return RunReport(
+        verdict=verdict,
+        message="" if verdict == "passed" else "vectoradd[size=256]: wrong output",
+        problem="vectoradd",
+        mode="profile",
+        device="cpu",
+        cases=[CaseResult(id=c, kind="benchmark", status=verdict) for c in cases],
+        profiles=[profile_of(c, PROFILE_CALLS, outputs, reply, "cpu") for c in cases],
+    )
+
+
 WRONG_VECTORADD = """
 import torch
 from task import input_t, output_t
@@ -524,3 +558,85 @@ class RabbitServer:
         if self.epmd and self.epmd.poll() is None:
             self.epmd.kill()
             self.epmd.wait(timeout=10)
+
+
+class Serve:
+    """`manage.py serve` on its own var/ folder (SQLite, the filesystem broker) in a subprocess, its output
+    collected by a thread: the embedded platform as a user starts it, for the end-to-end and browser tests."""
+
+    def __init__(self, var: Path, port: int, *, env: dict[str, str] | None = None, args: tuple = ()) -> None:
+        import threading
+
+        self.var, self.port, self.lines = var, port, []
+        # The tests' own database and broker settings must not reach it: it makes its own, as on a fresh machine.
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
+        }
+        self.env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "KERNELBOARD_VAR_DIR": str(var),
+                "SWEEP_INTERVAL_S": "1",
+                **(env or {}),
+            }
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(port), *args],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_until_running(self) -> None:
+        wait_for(
+            lambda: "Kernelboard is running at" in self.output or self.proc.poll() is not None,
+            timeout_s=120,
+            what="manage.py serve to start",
+        )
+        assert self.proc.poll() is None, self.logs()
+
+    def manage(self, *args: str) -> str:
+        """A management command on this platform's data; its standard output."""
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def logs(self) -> str:
+        """Its output and the tails of the web and worker logs, for a failing test's message."""
+        parts = [self.output]
+        for name in ("worker.log", "web.log"):
+            log = self.var / "log" / name
+            if log.exists():
+                parts.append(f"--- {name} ---\n" + log.read_text(errors="replace")[-4000:])
+        return "\n".join(parts)
+
+    def stop(self, sig: int = signal.SIGINT) -> int:
+        """Stop it as a user would (Ctrl-C by default); its exit status."""
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout=60)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()

@@ -6,16 +6,13 @@ Screenshots go to test-artifacts/browser/.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import subprocess
-import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
+from testbed import Serve, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -41,86 +38,28 @@ MARKS = [
 ]
 
 
-class Platform:
-    """`manage.py serve` on a fresh var/ folder (SQLite, filesystem broker), its output collected."""
-
-    def __init__(self, var: Path, port: int) -> None:
-        self.var, self.port, self.lines = var, port, []
-        self.env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
-        }
-        self.env.update(
-            {
-                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-                "KERNELBOARD_VAR_DIR": str(var),
-                "SWEEP_INTERVAL_S": "1",
-                "RUNNER_CASE_BUDGET_S": "0.05",  # short benchmark windows: this checks pages, not speed
-                "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234",
-            }
-        )
-        self.proc = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
-            cwd=ROOT,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
-
-    def logs(self) -> str:
-        parts = ["".join(self.lines)]
-        for name in ("worker.log", "web.log"):
-            log = self.var / "log" / name
-            if log.exists():
-                parts.append(f"--- {name} ---\n" + log.read_text(errors="replace")[-4000:])
-        return "\n".join(parts)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+def start_platform(var: Path) -> Serve:
+    """The embedded platform for a browser: short benchmark windows (the pages are checked, not speed), one
+    web worker, and a superuser's password for `createsuperuser --noinput`."""
+    return Serve(
+        var,
+        free_port(),
+        env={"RUNNER_CASE_BUDGET_S": "0.05", "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234"},
+        args=("--web-workers", "1"),
+    )
 
 
 def platform_fixture(tmp_path):
-    from testbed import free_port, wait_for
-
-    platform = Platform(tmp_path / "var", free_port())
+    platform = start_platform(tmp_path / "var")
     try:
-        wait_for(
-            lambda: (
-                "Kernelboard is running at" in "".join(platform.lines) or platform.proc.poll() is not None
-            ),
-            timeout_s=120,
-            what="manage.py serve to start",
-        )
-        assert platform.proc.poll() is None, platform.logs()
+        platform.wait_until_running()
         yield platform
     finally:
-        platform.stop()
+        if platform.proc.poll() is None:
+            try:
+                platform.stop()
+            except subprocess.TimeoutExpired:
+                platform.kill()
 
 
 def browser_page_fixture():
@@ -163,7 +102,7 @@ def submit_template(page, base: str, mode: str) -> None:
     page.wait_for_url(re.compile(r"/submissions/\d+/$"))
 
 
-def wait_until_final(page, platform: Platform, timeout_s: float) -> str:
+def wait_until_final(page, platform: Serve, timeout_s: float) -> str:
     from playwright.sync_api import expect
 
     badge = page.locator("#state-badge")

@@ -1,6 +1,6 @@
 """A new competitor's round trip in a real browser, on a real platform (tests/web/browser.py): they start from
 a template in the editor, submit in leaderboard mode, see the rank they reached, edit and resubmit from the
-submission's page, diff the two, and their choices are remembered on the next form. Screenshots under
+submission's page, diff the two, profile the kernel and download a table as CSV, and their choices are remembered on the next form. Screenshots under
 test-artifacts/browser/.
 """
 
@@ -80,6 +80,22 @@ def test_editor_rank_resubmit_and_diff(platform, browser_page):
     expect(page.locator("#diff tr.add")).to_contain_text("# second try")
     shot(page, "33-diff")
 
+    # A profile of the same kernel: each benchmark case's operator table, and its CSV.
+    page.goto(f"{base}/submit/?from={second}")
+    page.wait_for_function(
+        "window.kernelboardEditor && kernelboardEditor.getValue().includes('# second try')"
+    )
+    page.check("input[name=mode][value=profile]")
+    _submit_from_editor(page)
+    assert wait_until_final(page, platform, 170) == "passed", platform.logs()
+    expect(page.locator("#profiles figure.profile").first).to_contain_text("aten::add")
+    with page.expect_download() as download:
+        page.locator("#profiles figure.profile").first.locator("text=CSV").click()
+    csv = download.value.path().read_text()
+    assert csv.splitlines()[0].startswith("operator,calls,"), csv[:200]
+    assert "aten::add" in csv
+    shot(page, "34-profile")
+
     # The problem page: the rankings' tab of this device kind marks my row; the statement's maths is drawn.
     page.goto(base + "/problems/vectoradd/")
     expect(page.locator('table.ranking[data-device="cpu"] tbody tr.mine')).to_have_count(1)
@@ -87,10 +103,10 @@ def test_editor_rank_resubmit_and_diff(platform, browser_page):
     page.goto(base + "/problems/trimul/")
     page.click("nav[aria-label=Problem] >> text=Statement")
     expect(page.locator("#statement math[display=block]").first).to_be_visible()
-    shot(page, "34-statement-maths")
+    shot(page, "35-statement-maths")
 
     # A fresh form remembers the problem, device kind and mode chosen last.
     page.goto(base + "/submit/")
     assert page.locator("#id_problem").input_value() == "vectoradd"
     assert page.locator("#id_device_kind").input_value() == "cpu"
-    assert page.locator("input[name=mode][value=leaderboard]").is_checked()
+    assert page.locator("input[name=mode][value=profile]").is_checked()

@@ -1,16 +1,29 @@
-"""The `kernelboard` command line against a live server (the real API, on the test database)."""
+"""The `kernelboard` command line against a live server (the real API, on the test database); profile runs:
+`--mode profile` is taken, the tables come at the end of the report, and `--profile-csv DIR` writes the same
+files as `python -m runner run --profile-csv`."""
 
+import csv
+import io
 import os
 import re
 import subprocess
 import sys
 
 import pytest
-from testbed import CORRECT_VECTORADD, ROOT, free_port
+from testbed import (
+    CORRECT_VECTORADD,
+    FORMULA_OPERATOR,
+    ROOT,
+    claim,
+    finish,
+    free_port,
+    make_submission,
+    profile_report,
+)
 
 from leaderboard.client.report import render_report
 from leaderboard.submissions.models import Submission
-from runner.report import format_time
+from runner.report import format_time, profile_filename
 
 
 def kernelboard(*args, url, token=None, home=None, timeout=60):
@@ -204,3 +217,56 @@ def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server,
         for n, case_id in enumerate(ids, start=1)
     ]
     assert "vectoradd[size=127] FAILED" in out
+
+
+def test_submit_takes_the_profile_mode(live_server, problems, alice, broker):
+    result = kernelboard(
+        "submit",
+        "vectoradd",
+        str(CORRECT_VECTORADD),
+        "--mode",
+        "profile",
+        url=live_server.url,
+        token=alice.token,
+    )
+    assert result.returncode == 0, result.stderr
+    assert Submission.objects.get(pk=int(result.stdout.strip())).mode == "profile"
+    assert "mode profile" in result.stderr
+
+
+def test_status_prints_the_tables_and_writes_one_csv_per_case(
+    live_server, problems, no_limits, alice, tmp_path
+):
+    report = profile_report()
+    submission = finish(claim(make_submission(alice.user, mode="profile")), report)
+    out = tmp_path / "tables"
+    result = kernelboard(
+        "status", str(submission.pk), "--profile-csv", str(out), url=live_server.url, token=alice.token
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first = lines.index(report.profiles[0]["text"].splitlines()[0])
+    assert lines[first : first + 3] == report.profiles[0]["text"].splitlines()[:3]
+    assert first > lines.index("vectoradd[size=4096] PASSED") and "(verdict: passed)" in lines[-1]
+    files = sorted(p.name for p in out.iterdir())
+    assert files == sorted(profile_filename(p["case"]) for p in report.profiles)
+    for entry in report.profiles:
+        written = (out / profile_filename(entry["case"])).read_bytes().decode()
+        assert written == entry["csv"]  # CRLF rows and the neutralised formula, unchanged
+    assert ["'" + FORMULA_OPERATOR, "1", "1.000", "1.000"] in list(csv.reader(io.StringIO(written)))
+    assert f"wrote {out}" in result.stderr
+
+
+def test_profile_csv_of_a_run_without_tables_says_so(live_server, judged, alice, tmp_path):
+    ranked = judged(alice)
+    result = kernelboard(
+        "status",
+        str(ranked.pk),
+        "--profile-csv",
+        str(tmp_path / "none"),
+        url=live_server.url,
+        token=alice.token,
+    )
+    assert result.returncode == 0
+    assert f"no profile tables to write: #{ranked.pk} is a leaderboard run without any" in result.stderr
+    assert not (tmp_path / "none").exists()

@@ -12,84 +12,14 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from testbed import CORRECT_VECTORADD, ROOT, free_port, wait_for
+from testbed import CORRECT_VECTORADD, ROOT, Serve, free_port, wait_for
 
 import runner.problem
 
 pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
-
-
-class Serve:
-    """`manage.py serve` in a subprocess, its output collected by a thread."""
-
-    def __init__(self, var: Path, port: int) -> None:
-        self.var, self.port, self.lines = var, port, []
-        self.env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV", "ALLOWED_HOSTS")
-        }
-        self.env.update(
-            {
-                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-                "KERNELBOARD_VAR_DIR": str(var),
-                "SWEEP_INTERVAL_S": "1",
-            }
-        )
-        self.proc = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port)],
-            cwd=ROOT,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.append(line)
-
-    @property
-    def output(self) -> str:
-        return "".join(self.lines)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def wait_until_running(self) -> None:
-        wait_for(
-            lambda: "Kernelboard is running at" in self.output or self.proc.poll() is not None,
-            timeout_s=120,
-            what="serve to start",
-        )
-        assert self.proc.poll() is None, self.output
-
-    def manage(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-
-    def stop(self, sig: int) -> int:
-        self.proc.send_signal(sig)
-        return self.proc.wait(timeout=60)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
 
 
 def processes_of(var: Path) -> list[int]:
@@ -130,7 +60,7 @@ def test_serve_judges_a_cli_submission_stops_on_a_signal_and_starts_again(serve)
     assert "problem vectoradd: new" in platform.output  # migrated and synced on first start
     assert (platform.var / "db.sqlite3").is_file() and (platform.var / "broker" / "queue").is_dir()
 
-    token = platform.manage("create_api_token", "alice").stdout.strip()
+    token = platform.manage("create_api_token", "alice").strip()
     env = {**platform.env, "KERNELBOARD_URL": platform.url, "KERNELBOARD_TOKEN": token}
     result = subprocess.run(
         [
