@@ -81,7 +81,8 @@ class Reader:
     def __init__(self, key: bytes) -> None:
         self.key = key
         self.stream = Stream()
-        self._buffer = b""
+        # What came after the last whole frame; appended in place, since a long report arrives in many pieces.
+        self._buffer = bytearray()
         self._ended = False  # the report was read: any byte after it is a problem
 
     @property
@@ -115,7 +116,7 @@ class Reader:
             if len(self._buffer) >= MAX_HEADER or not MAGIC.startswith(self._buffer[: len(MAGIC)]):
                 self._fail(NOT_WRITTEN)
             return None  # else the rest of the header is on its way
-        parts = self._buffer[:newline].split(b" ")
+        parts = bytes(self._buffer[:newline]).split(b" ")
         if len(parts) != 4 or parts[0] != MAGIC or not parts[2].isdigit() or not self._may_come(parts[1]):
             self._fail(NOT_WRITTEN)
             return None
@@ -126,7 +127,8 @@ class Reader:
         end = newline + 1 + length
         if len(self._buffer) < end:
             return None  # the payload is on its way
-        payload, self._buffer = self._buffer[newline + 1 : end], self._buffer[end:]
+        payload = bytes(self._buffer[newline + 1 : end])
+        del self._buffer[:end]
         if not hmac.compare_digest(parts[3], _mac(self.key, kind, payload).encode()):
             self._fail(NOT_SIGNED)
             return None
@@ -187,7 +189,7 @@ class Reader:
     def _fail(self, problem: str) -> None:
         self.stream.problem = problem
         self.stream.report = None
-        self._buffer = b""
+        self._buffer.clear()
 
 
 def read(key: bytes, out: bytes) -> Stream:
