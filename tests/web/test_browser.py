@@ -86,7 +86,7 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(ranking.locator("tbody tr")).to_have_count(1)
     expect(ranking.locator("tbody tr").first).to_contain_text("alice")
     expect(ranking.locator("tbody tr").first).to_contain_text(f"#{ranked_id}")
-    expect(page.locator("#history svg")).to_contain_text("Best score over time")
+    expect(page.locator("#history + figure svg")).to_contain_text("Best score over time")
     shot(page, "07-rankings")
 
     page.goto(base + "/users/alice/")
@@ -120,6 +120,7 @@ def test_sign_up_submit_watch_rank_and_review(platform, browser_page):
     expect(page.locator(".messagelist")).to_contain_text("1 submission(s) accepted")
 
     page.goto(base + "/problems/vectoradd/")
+    page.click("[data-device-tab=h100]")  # the rankings' tab of that device kind
     h100 = page.locator('table.ranking[data-device="h100"] tbody tr').first
     expect(h100).to_contain_text("robo")
     expect(h100.locator(".badge.agent")).to_be_visible()
