@@ -116,3 +116,8 @@ def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case
 
 if __name__ == "__main__":
     main()
+    # The report is written and the contestant gone: skip the interpreter's teardown (a quarter of a
+    # second with torch loaded, on every job).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
