@@ -80,8 +80,12 @@ class StepRecord:
     policy: dict[str, float] = field(default_factory=dict)
     added: list[str] = field(default_factory=list)
     judged: int = 0
+    rejected_locally: int = 0  # candidates that failed the local check (reward 0, never judged)
     seconds: float = 0.0
     secret_seed_sha: str = ""
+
+
+LOCAL_FAILURE = "local check: "
 
 
 def step_secret(run_seed: int, step: int) -> int:
@@ -106,10 +110,14 @@ class Discovery:
         verifier: Verifier,
         seeds: list[tuple[str, dict[str, Any]]],
         out_dir: str | Path | None = None,
+        precheck: Callable[[str], str | None] | None = None,
     ) -> None:
         self.config = config
         self.policy = policy
         self.verifier = verifier
+        # For candidates the agent rendered from its own program space (meta "program"): None if the code
+        # passes a local check, else why not; failures get reward 0 and never reach the judge.
+        self.precheck = precheck
         self.seed_sources = seeds
         self.out_dir = Path(out_dir) if out_dir else None
         self.archive = Archive()
@@ -176,8 +184,7 @@ class Discovery:
             ctx = self.context(state, step)
             batches.append((state, ctx, self.policy.sample(ctx, cfg.rollouts)))
         secret = step_secret(cfg.seed, step)
-        flat = [c.code for _, _, cands in batches for c in cands]
-        evaluations = self.verifier.evaluate(flat, secret)
+        evaluations = self._evaluate([c for _, _, cands in batches for c in cands], secret)
 
         groups: list[Group] = []
         added: list[str] = []
@@ -215,12 +222,28 @@ class Discovery:
             policy=metrics,
             added=added,
             judged=getattr(self.verifier, "judged", 0) - judged_before,
+            rejected_locally=sum(ev.message.startswith(LOCAL_FAILURE) for ev in evaluations),
             seconds=time.monotonic() - t0,
             secret_seed_sha=hashlib.sha256(str(secret).encode()).hexdigest()[:16],
         )
         self.records.append(record)
         self.save()
         return record
+
+    def _evaluate(self, candidates: list[Candidate], secret: int) -> list[Evaluation]:
+        """The judge's word on each candidate; the agent's own programs are checked locally first."""
+        local: dict[str, str | None] = {}
+        for c in candidates:
+            if self.precheck is not None and "program" in c.meta and c.code not in local:
+                local[c.code] = self.precheck(c.code)
+        to_judge = [c.code for c in candidates if local.get(c.code) is None]
+        judged = iter(self.verifier.evaluate(to_judge, secret))
+        return [
+            Evaluation("failed", f"{LOCAL_FAILURE}{local[c.code]}", None)
+            if local.get(c.code) is not None
+            else next(judged)
+            for c in candidates
+        ]
 
     def run(self, on_step: Callable[[StepRecord, Discovery], None] | None = None) -> State | None:
         """Step until config.steps are done (resuming where a saved run stopped); returns the best state."""

@@ -6,12 +6,13 @@ same thing from the same words.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.loop import Discovery, RunConfig, ablation
-from agents.verifier import RunnerVerifier
+from agents.verifier import RunnerVerifier, check_locally
 
 POLICIES = ("offline", "llm")
 
@@ -29,13 +30,16 @@ class LLMOptions:
 
 
 def seeds_for(problem: str, device: str, policy: str) -> list[tuple[str, dict[str, Any]]]:
-    """The archive's seeds: the design space's reference point and, for the LLM, the problem's templates."""
-    from agents.families import design_space
+    """The archive's seeds: the program space's seed (the reference's algorithm) and, for the LLM, the
+    problem's templates."""
+    from agents.programs import program_space
 
     seeds: list[tuple[str, dict[str, Any]]] = []
     try:
-        space = design_space(problem, device)
-        seeds.append((space.render(space.seed), {"design": dict(space.seed), "template": "reference design"}))
+        space = program_space(problem, device)
+        seeds.append(
+            (space.render(space.seed), {"program": space.seed.to_json(), "template": "reference program"})
+        )
     except KeyError:
         space = None
     if policy == "llm" or space is None:
@@ -45,6 +49,16 @@ def seeds_for(problem: str, device: str, policy: str) -> list[tuple[str, dict[st
             if device == "cuda" or "triton" not in name:  # Triton on a CPU only runs in its interpreter
                 seeds.append((text, {"template": name}))
     return seeds
+
+
+def _hints(problem: str, device: str) -> list[str]:
+    """The rewrite vocabulary of the problem's program space, in words (none without a space)."""
+    from agents.programs import program_space
+
+    try:
+        return program_space(problem, device).hints()
+    except KeyError:
+        return []
 
 
 def make_policy(
@@ -57,10 +71,10 @@ def make_policy(
     llm: LLMOptions | None,
 ) -> Any:
     if policy == "offline":
-        from agents.families import design_space
         from agents.offline import OfflinePolicy
+        from agents.programs import program_space
 
-        return OfflinePolicy(design_space(problem, device), seed=seed, train=train)
+        return OfflinePolicy(program_space(problem, device), seed=seed, train=train)
     if policy != "llm":
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     from agents import llm as llm_policy
@@ -68,6 +82,7 @@ def make_policy(
 
     llm = llm or LLMOptions()
     statement = load_problem(problem).statement
+    hints = _hints(problem, device)
     adapters = str(out_dir / "adapters") if out_dir else None
     if llm.model:
         import torch
@@ -84,6 +99,7 @@ def make_policy(
             max_new_tokens=llm.max_new_tokens,
             temperature=llm.temperature,
             train=train,
+            hints=hints,
         )
         if llm.endpoint:  # sample from the server (which loads each new adapter), train here
             policy_obj.sampler = llm_policy.HTTPSampler(
@@ -100,7 +116,7 @@ def make_policy(
             temperature=llm.temperature,
             max_tokens=llm.max_new_tokens,
         )
-        return llm_policy.LLMPolicy(sampler, None, None, statement=statement, train=False)
+        return llm_policy.LLMPolicy(sampler, None, None, statement=statement, train=False, hints=hints)
     raise ValueError(
         "the llm policy needs --model (a local model folder) or --endpoint (an OpenAI-compatible URL)"
     )
@@ -121,6 +137,7 @@ def make_run(
     workers: int = 1,
     llm: LLMOptions | None = None,
     verifier: Any = None,
+    local_check: bool = True,
 ) -> Discovery:
     """A Discovery for `problem` with the given policy and ablation variant (see agents.loop.ABLATIONS)."""
     config: RunConfig = ablation(
@@ -132,7 +149,10 @@ def make_run(
             problem, device, sandbox=sandbox, case_budget_s=case_budget_s, workers=workers
         )
     pol = make_policy(policy, problem, device, seed, config.train, out, llm)
-    return Discovery(config, pol, verifier, seeds_for(problem, device, policy), out_dir=out)
+    precheck = functools.partial(check_locally, problem, device=device) if local_check else None
+    return Discovery(
+        config, pol, verifier, seeds_for(problem, device, policy), out_dir=out, precheck=precheck
+    )
 
 
 def add_run_arguments(parser: Any) -> None:

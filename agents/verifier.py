@@ -5,6 +5,9 @@ that people get and a fresh secret seed per step. Its reward is 0 unless the ver
 `unit_s / score_s`: proportional to 1 / (geometric-mean runtime), with unit_s the reference's runtime so that
 a reward reads as "times faster than the reference".
 
+`check_locally` runs a program the agent rendered from its own IR on the problem's small test inputs
+before it is judged: a candidate that computes the wrong thing gets reward 0 without costing a runner job.
+
 `LocalVerifier` is the fast one for tests and quick experiments: it uses the same problem folder (cases,
 input generator, checker) but runs the candidate inside this process and times it with perf_counter. It has
 none of the runner's isolation or anti-cheat checks, so the loop never uses it for anything that is ranked.
@@ -12,6 +15,7 @@ none of the runner's isolation or anti-cheat checks, so the loop never uses it f
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
@@ -196,3 +200,40 @@ def _check(reference: Any, data: Any, output: Any) -> tuple[bool, str]:
     if isinstance(result, str):
         return (not result), result
     return bool(result), ""
+
+
+@functools.cache
+def _local_cases(problem: str) -> tuple[Any, list[Any]]:
+    from runner.problem import load_problem
+
+    p = load_problem(problem)
+    return p.load_reference(), p.cases("test", "cpu")
+
+
+def check_locally(problem: str, source: str, device: str = "cpu", seed: int = 0) -> str | None:
+    """None if `source` computes what `problem` asks on the small shapes of its CPU test cases (inputs from
+    the problem's own generator on `device`, outputs by its own checker, in this process), else the reason
+    it does not.
+
+    Only for programs the agent rendered itself from its program space: they are never a contestant's
+    code, so running them here is as safe as the agent itself. Everything else goes to the runner."""
+    import torch
+
+    from runner.problem import call_seed
+
+    reference, cases = _local_cases(problem)
+    module = types.ModuleType("candidate")
+    try:
+        exec(compile(source, "candidate.py", "exec"), module.__dict__)
+        kernel = module.custom_kernel
+        for case in cases:
+            data = reference.generate_input(**case.params, seed=call_seed(seed, case.seed, 0), device=device)
+            with torch.no_grad():
+                out = kernel(data)
+            fresh = reference.generate_input(**case.params, seed=call_seed(seed, case.seed, 0), device=device)
+            ok, why = _check(reference, fresh, out)
+            if not ok:
+                return f"{case.id}: {why}"
+    except Exception as exc:  # a rendered program that raises is a wrong program, not a crash of the agent
+        return f"{type(exc).__name__}: {exc}"
+    return None

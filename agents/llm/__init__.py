@@ -31,8 +31,10 @@ class LLMPolicy:
         adapter_dir: str | None = None,
         statement: str = "",
         train: bool = True,
+        hints: list[str] | None = None,
     ) -> None:
         self.sampler = sampler
+        self.hints = hints or []
         self.trainer = trainer
         self.tokenizer = tokenizer
         self.adapter_dir = adapter_dir
@@ -42,7 +44,7 @@ class LLMPolicy:
         self.adapter: str | None = None
 
     def sample(self, context: Context, n: int) -> list[Candidate]:
-        messages = build_messages(context, self.statement)
+        messages = build_messages(context, self.statement, self.hints)
         answers = self.sampler.complete(messages, n)
         return [Candidate(code=extract_code(a), trace={"messages": messages, "answer": a}) for a in answers]
 
@@ -101,8 +103,11 @@ def local_policy(
     max_new_tokens: int = 512,
     temperature: float = 1.0,
     train: bool = True,
+    hints: list[str] | None = None,
 ) -> LLMPolicy:
     """An LLMPolicy that samples from and trains the same in-process model."""
     trainer = LoRATrainer(model, rank=rank, lr=lr)
     sampler = LocalSampler(trainer.model, tokenizer, temperature=temperature, max_new_tokens=max_new_tokens)
-    return LLMPolicy(sampler, trainer, tokenizer, adapter_dir=adapter_dir, statement=statement, train=train)
+    return LLMPolicy(
+        sampler, trainer, tokenizer, adapter_dir=adapter_dir, statement=statement, train=train, hints=hints
+    )

@@ -16,11 +16,17 @@ SYSTEM = (
 )
 
 
-def build_messages(context: Context, statement: str = "") -> list[dict[str, str]]:
-    """Chat messages for one group: the problem, the start's code and its measured runtime."""
+def build_messages(
+    context: Context, statement: str = "", hints: list[str] | None = None
+) -> list[dict[str, str]]:
+    """Chat messages for one group: the problem, the start's code and its measured runtime, and as hints
+    the rewrites of the problem's program space (the moves the offline policy makes, in words)."""
     lines = [f"Problem: {context.problem} (device: {context.device})."]
     if statement:
         lines += ["", statement.strip()]
+    if hints:
+        lines += ["", "Rewrites that keep the maths and may pay off (combine several):"]
+        lines += [f"- {h}" for h in hints]
     lines += ["", "The current submission:", "```python", context.start_code.rstrip(), "```"]
     measured = format_time(context.start_runtime_s) if context.start_runtime_s is not None else "not measured"
     runtime = f"Its measured runtime (geometric mean over the benchmark cases) is {measured}"

@@ -67,12 +67,20 @@ def _best_kernels(archive: Any) -> list[dict[str, Any]]:
                 "seed": state.seed,
                 "visits": state.n,
                 "lineage": [a.id for a in reversed(archive.ancestors(state.id))],  # root first
-                "design": state.meta.get("design"),
+                "program": _describe(state.meta.get("program")),
+                "rewrites": state.meta.get("rewrites") or [],
                 "template": state.meta.get("template"),
                 "code": state.code,
             }
         )
     return out
+
+
+def _describe(program: list[dict[str, Any]] | None) -> str | None:
+    """A program of the offline agent's space on one line (its steps and their attributes)."""
+    from agents.programs import Program
+
+    return Program.from_json(program).describe() if program else None
 
 
 def agent_run_record_step(

@@ -35,7 +35,10 @@ def stored_run(db, tmp_path):
                     reward=1.5 + step,
                     runtime_s=0.002 / (1.5 + step),
                     passed=True,
-                    meta={"design": {"rows": 64 * step}},
+                    meta={
+                        "program": [{"op": "loop_in", "chunk": 64 * step}],
+                        "rewrites": [f"loop_in.chunk={64 * step}"],
+                    },
                 )
             ],
             step=step,
@@ -66,7 +69,10 @@ def test_run_page_shows_plots_kernels_and_lineage(client, stored_run):
     assert "geometric-mean runtime" in html and " ms<" in html  # the runtime axis carries its unit
     assert "return 2  # &lt;faster&gt;" in html  # the best kernel's code, escaped
     assert "s0 &rarr; s1 &rarr; s2 &rarr; s3" in html  # lineage, root first
-    assert "rows=128" in html and "3.50x faster" in html
+    assert (
+        "Program: loop_in(chunk=128); reached from its parent by loop_in.chunk=128" in html
+        and "3.50x faster" in html
+    )
     assert stored_run.user.is_agent
 
 

@@ -1,7 +1,8 @@
-"""A synthetic verifier for testing the loop's mechanics fast: runtime is a fixed function of the design.
+"""A synthetic verifier for testing the loop's mechanics fast: runtime is a fixed function of the program.
 
 It stands in for the judge only where the judge's cost would dominate a unit test; the tests of the real
-path use agents.verifier.RunnerVerifier / LocalVerifier.
+path use agents.verifier.RunnerVerifier / LocalVerifier. It reads the program from the first line of the
+rendered trimul module (agents.programs.header) and multiplies the factors of its features.
 """
 
 import hashlib
@@ -10,19 +11,52 @@ import re
 
 from agents.verifier import Evaluation, reward_of
 
-# Relative cost of each design value on an imaginary machine; the product is the runtime. Some values fail.
+# Relative cost of features of a trimul program on an imaginary machine; None: the program fails the check.
+# The fast programs need several rewrites at once (fused, hidden-major projections, a hidden-form bmm ...).
 FACTORS = {
-    "proj": {"separate": 1.0, "fused": 0.8},
-    "norm_in": {"affine": 1.0, "folded": 0.9, "manual": 1.2},
-    "rows": {"0": 1.0, "256": 0.9, "1024": 0.7, "4096": 0.8},
-    "layout": {"row": 1.0, "hidden": 0.85, "hidden_direct": 0.75},
-    "product": {"einsum": 1.0, "bmm": 0.9},
-    "channel_block": {"0": 1.0, "16": 1.05, "64": 0.95},
-    "precision": {"fp32": 1.0, "bf16": 1.3, "fp16": None},  # None: fails the check
-    "mask": {"multiply": 1.0, "skip_if_ones": 0.95},
-    "inplace": {"False": 1.0, "True": 0.9},
-    "norm_out": {"functional": 1.0, "manual": 1.1},
+    "norm_in.affine=fold": 0.9,
+    "norm_in.impl=manual": 1.1,
+    "gate.inplace=True": 0.9,
+    "mask.mode=skip_if_ones": 0.95,
+    "product.form=hidden": 0.9,
+    "product.impl=bmm": 0.9,
+    "product.impl=matmul": 0.95,
+    "product.block=8": 1.1,
+    "product.precision=bf16": 1.3,
+    "product.precision=fp16": None,
+    "norm_out.impl=manual": 1.05,
+    "loop_in.chunk=256": 0.9,
+    "loop_in.chunk=1024": 0.8,
+    "loop_in.chunk=4096": 0.95,
+    "loop_out.chunk=256": 1.1,
+    "proj.lp.layout=hidden": 0.95,
+    "proj.rp.layout=hidden": 0.95,
+    **{f"proj.{p}.precision=bf16": 1.1 for p in ("lp", "lg", "rp", "rg", "og")},
+    **{f"proj.{p}.precision=fp16": None for p in ("lp", "lg", "rp", "rg", "og")},
 }
+FUSED = 0.95  # per projection that shares another's matmul
+
+
+def features(code):
+    """The features of the program named on the module's first line."""
+    line = code.splitlines()[0]
+    out = []
+    for op, attrs in re.findall(r"([\w.]+)\(([^)]*)\)", line.split("program:", 1)[1]):
+        out += [f"{op}.{kv}" for kv in attrs.split(",")]
+    return out
+
+
+def runtime(code):
+    t = 0.01
+    for f in features(code):
+        if re.fullmatch(r"proj\.(\w+)\.with=(\w+)", f) and f.split(".")[1] != f.split("=")[1]:
+            t *= FUSED
+            continue
+        factor = FACTORS.get(f, 1.0)
+        if factor is None:
+            return None
+        t *= factor
+    return t
 
 
 class SyntheticVerifier:
@@ -31,21 +65,11 @@ class SyntheticVerifier:
         self.noise = noise
         self.judged = 0
 
-    def runtime(self, code):
-        design = dict(re.findall(r"(\w+)=(\S+?)[ .]", code.splitlines()[0]))
-        t = 0.01
-        for k, table in FACTORS.items():
-            f = table[design[k]]
-            if f is None:
-                return None
-            t *= f
-        return t
-
     def evaluate(self, codes, secret_seed):
         out = []
         for code in codes:
             self.judged += 1
-            t = self.runtime(code)
+            t = runtime(code)
             if t is None:
                 out.append(Evaluation("failed", "values differ from the reference", None))
                 continue

@@ -14,12 +14,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("peft")
 
-from agents.families import design_space  # noqa: E402
 from agents.llm import LLMPolicy, LocalSampler, LoRATrainer  # noqa: E402
 from agents.llm.prompts import build_messages, extract_code  # noqa: E402
 from agents.llm.samplers import prompt_ids  # noqa: E402
 from agents.loop import Discovery, RunConfig  # noqa: E402
 from agents.policy import Context  # noqa: E402
+from agents.programs import program_space  # noqa: E402
 from agents.verifier import Evaluation, reward_of  # noqa: E402
 
 
@@ -99,7 +99,7 @@ def test_one_whole_step_trains_and_reloads_the_adapter(tmp_path):
     trainer = LoRATrainer(model, rank=4, lr=1e-2)
     sampler = LocalSampler(trainer.model, tokenizer, max_new_tokens=12)
     policy = LLMPolicy(sampler, trainer, tokenizer, adapter_dir=str(tmp_path / "adapters"))
-    space = design_space("vectoradd", "cpu")
+    space = program_space("vectoradd", "cpu")
     seeds = [(space.render(space.seed), {})]
     cfg = RunConfig(problem="vectoradd", steps=1, groups=1, rollouts=4, seed=0)
     run = Discovery(cfg, policy, TextVerifier(), seeds, out_dir=tmp_path / "run")

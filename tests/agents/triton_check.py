@@ -1,4 +1,4 @@
-"""Runs the Triton kernel programs of the design spaces under TRITON_INTERPRET=1 (see test_families)."""
+"""Runs the Triton kernel programs of the program spaces under TRITON_INTERPRET=1 (see test_programs)."""
 
 import importlib.util
 import os
@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from trimul_reference import make_input, reference  # noqa: E402
 
-from agents.families import design_space  # noqa: E402
+from agents.programs import program_space  # noqa: E402
 
 
 def load(code):
@@ -24,24 +24,31 @@ def load(code):
     return module.custom_kernel
 
 
-trimul = design_space("trimul", "cuda")
-for extra in ({"mask": "multiply"}, {"mask": "skip_if_ones", "norm_in": "folded", "precision": "bf16"}):
-    kernel = load(trimul.render({**trimul.seed, "gating": "triton", **extra}))
+FUSED = ["fuse:lp+lg", "fuse:lp+rp", "fuse:lp+rg", "fuse:lp+og", "gate.impl=triton"]
+trimul = program_space("trimul", "cuda")
+for extra in (
+    [],
+    ["mask.mode=skip_if_ones", "norm_in.affine=fold", "product.form=hidden", "product.precision=bf16"],
+):
+    kernel = load(trimul.render(trimul.chain(FUSED + extra)))
     for data in (
         make_input(bs=2, seqlen=8, dim=16, hidden=16, seed=3),
         make_input(bs=1, seqlen=6, dim=16, hidden=16, nomask=True, seed=4),
     ):
         assert torch.allclose(kernel(data), reference(data), rtol=2e-2, atol=2e-2), extra
 
-vectoradd = design_space("vectoradd", "cuda")
-for compute in ("fp16", "fp32"):
-    kernel = load(vectoradd.render({**vectoradd.seed, "backend": "triton", "compute": compute, "block": 256}))
+vectoradd = program_space("vectoradd", "cuda")
+for precision in ("fp16", "fp32"):
+    chain = ["add.out=into_c", f"add.precision={precision}", "add.impl=triton", "triton.block=256"]
+    kernel = load(vectoradd.render(vectoradd.chain([c for c in chain if c != "add.precision=fp16"])))
     A, B = torch.randn(33, 17).half(), torch.randn(33, 17).half()
-    assert torch.allclose(kernel((A, B, torch.empty_like(A))).float(), (A + B).float(), atol=1e-3), compute
+    assert torch.allclose(kernel((A, B, torch.empty_like(A))).float(), (A + B).float(), atol=1e-3), precision
 
-matmul = design_space("matmul", "cuda")
+matmul = program_space("matmul", "cuda")
 kernel = load(
-    matmul.render({**matmul.seed, "backend": "triton", "block_m": 64, "block_n": 64, "block_k": 32})
+    matmul.render(
+        matmul.chain(["mm.out=into_c", "mm.precision=fp32", "mm.impl=triton", "tiles.bm=64", "tiles.bn=64"])
+    )
 )
 a, b = torch.rand(64, 96).half(), torch.rand(96, 80).half()
 out = kernel((a, b, torch.empty(64, 80, dtype=torch.float16)))

@@ -2,7 +2,7 @@
 allocation fails at once and the verdict names the memory limit."""
 
 from runner.limits import limits_for
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import expect
 
 SOURCE = """
 import torch
@@ -16,7 +16,5 @@ def custom_kernel(data):
 
 
 def test_allocating_64_gib_hits_the_memory_limit(hostile):
-    report = hostile(SOURCE)
-    assert report.verdict == "error", describe(report)
     gib = limits_for("test").memory_bytes / 2**30
-    assert f"the memory limit of {gib:g} GiB was reached" in one_line(report), describe(report)
+    expect(hostile(SOURCE), "error", f"the memory limit of {gib:g} GiB was reached")

@@ -5,9 +5,9 @@ Expected: error, "Connection refused" (its own loopback has nobody listening).""
 
 import socket
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import attack, describe, one_line
 
-SOURCE = """
+SOURCE = attack("""
 import socket
 import torch
 
@@ -22,12 +22,7 @@ for family, address in TARGETS:
     finally:
         s.close()
 socket.create_connection(("127.0.0.1", PORT), timeout=5)  # the verdict's reason
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def _host_addresses() -> list[str]:

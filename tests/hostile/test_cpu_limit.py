@@ -2,7 +2,7 @@
 contestant dies of SIGXCPU and the verdict names the CPU limit. (The CPU limit is lowered with
 RUNNER_LIMITS so that it is reached before the limit per call.)"""
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import expect
 
 SOURCE = """
 import threading
@@ -22,5 +22,4 @@ def custom_kernel(data):
 
 def test_busy_threads_hit_the_cpu_limit(hostile):
     report = hostile(SOURCE, call_s=120, limits={"cpu_s": 12})
-    assert report.verdict == "error", describe(report)
-    assert "SIGXCPU: it used its 12 s of CPU time (the CPU limit)" in one_line(report), describe(report)
+    expect(report, "error", "SIGXCPU: it used its 12 s of CPU time (the CPU limit)")

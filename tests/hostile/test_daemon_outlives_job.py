@@ -5,9 +5,9 @@ does no harm to it), and after the job no trace of the daemon runs anywhere on t
 import os
 import secrets
 
-from tests.hostile.judging import describe
+from tests.hostile.judging import attack, describe
 
-SOURCE = """
+SOURCE = attack("""
 import os
 import torch
 
@@ -17,12 +17,7 @@ if os.fork() == 0:
         os.execv("/bin/sleep", ["sleep", "SECONDS"])
     os._exit(0)
 os.wait()
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def _running(marker: str) -> list[int]:

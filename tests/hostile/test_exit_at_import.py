@@ -1,7 +1,7 @@
 """Attack: leave at import, with os._exit (no cleanup, no reply) or SystemExit (caught by the harness).
 Expected: error, saying how it left."""
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import expect
 
 OS_EXIT = """
 import os
@@ -23,12 +23,8 @@ def custom_kernel(data):
 
 
 def test_os_exit_at_import(hostile):
-    report = hostile(OS_EXIT)
-    assert report.verdict == "error", describe(report)
-    assert "exited with status 3 during the import" in one_line(report), describe(report)
+    expect(hostile(OS_EXIT), "error", "exited with status 3 during the import")
 
 
 def test_system_exit_at_import(hostile):
-    report = hostile(SYSTEM_EXIT)
-    assert report.verdict == "error", describe(report)
-    assert "the submission called exit(4) while importing" in one_line(report), describe(report)
+    expect(hostile(SYSTEM_EXIT), "error", "the submission called exit(4) while importing")

@@ -2,9 +2,9 @@
 with EAGAIN and the verdict names the process limit; every process of the bomb is gone after the job."""
 
 from runner.limits import limits_for
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import attack, expect
 
-SOURCE = """
+SOURCE = attack("""
 import os
 import time
 import torch
@@ -16,19 +16,9 @@ while True:
                 os.fork()
             except OSError:
                 time.sleep(0.05)
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_a_fork_bomb_hits_the_process_limit(hostile):
-    report = hostile(SOURCE)
-    assert report.verdict == "error", describe(report)
-    message = one_line(report)
-    assert "Resource temporarily unavailable" in message, describe(report)
-    assert f"the limit of {limits_for('test').processes} processes and threads was reached" in message, (
-        describe(report)
-    )
+    reached = f"the limit of {limits_for('test').processes} processes and threads was reached"
+    expect(hostile(SOURCE), "error", "Resource temporarily unavailable", reached)

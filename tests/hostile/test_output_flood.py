@@ -2,26 +2,20 @@
 output limit; the report keeps only the head and tail of what it printed."""
 
 from runner.limits import limits_for
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import attack, expect
 
-SOURCE = """
+SOURCE = attack("""
 import sys
 import torch
 
 line = "x" * 1023 + "\\n"
 for _ in range(100 * 1024):
     sys.stdout.write(line)
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_100_mb_of_output_is_stopped_at_the_output_limit(hostile):
-    report = hostile(SOURCE)
-    assert report.verdict == "failed", describe(report)
     limit = limits_for("test").output_bytes / 2**20
-    assert f"printed more than {limit:g} MiB (the output limit)" in one_line(report), describe(report)
+    report = hostile(SOURCE)
+    expect(report, "failed", f"printed more than {limit:g} MiB (the output limit)")
     assert len(report.logs) < 256 * 1024

@@ -3,9 +3,9 @@ in every process it can see under /proc. The test plants a secret in the parent'
 judge inherits. Expected: error, a KeyError naming the variable: the contestant's environment is scrubbed,
 and its /proc shows its own processes only."""
 
-from tests.hostile.judging import SECRET, SECRET_ENV, describe, one_line
+from tests.hostile.judging import SECRET, SECRET_ENV, attack, describe, expect
 
-SOURCE = """
+SOURCE = attack("""
 import os
 import torch
 
@@ -18,16 +18,10 @@ for pid in os.listdir("/proc"):
             except OSError as exc:
                 print("blocked", pid, what, exc)
 print(os.environ["NAME"])
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_the_platforms_environment_never_reaches_the_contestant(hostile, platform):
     report = hostile(SOURCE.replace("NAME", SECRET_ENV))
-    assert report.verdict == "error", describe(report)
-    assert f"'{SECRET_ENV}'" in one_line(report), describe(report)
+    expect(report, "error", f"'{SECRET_ENV}'")
     assert SECRET not in report.logs, describe(report)

@@ -6,24 +6,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tests.hostile.judging import SECRET, describe, one_line
+from tests.hostile.judging import SECRET, attack, expect_out_of_sight, reading_each
 
-SOURCE = """
-import glob
-import torch
-
-for path in glob.glob("/tmp/kb-job-*/scratch/*") + glob.glob("/tmp/*/kb-job-*/scratch/*"):
-    try:
-        print("READ", path, open(path).read())
-    except OSError as exc:
-        print("blocked", path, exc)
-print(open("PLANTED").read())
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+SOURCE = attack(
+    "import glob\nimport torch\n"
+    + reading_each('glob.glob("/tmp/kb-job-*/scratch/*") + glob.glob("/tmp/*/kb-job-*/scratch/*")')
+    + 'print(open("PLANTED").read())\n'
+)
 
 
 def test_another_jobs_scratch_is_out_of_sight(hostile):
@@ -38,10 +27,4 @@ def test_another_jobs_scratch_is_out_of_sight(hostile):
         report = hostile(SOURCE.replace("PLANTED", str(planted)))
     finally:
         shutil.rmtree(other)
-    assert report.verdict == "error", describe(report)
-    # Absent from bwrap's private root; under docker, a host path under /tmp meets the judge's /tmp (0700).
-    unreachable = ["No such file or directory"] + (
-        ["Permission denied"] if hostile.backend == "docker" else []
-    )
-    assert any(reason in one_line(report) for reason in unreachable), describe(report)
-    assert SECRET not in report.logs and "READ" not in report.logs, describe(report)
+    expect_out_of_sight(report, hostile.backend)

@@ -2,23 +2,13 @@
 planted ones and the real paths of the repository. Expected: error, "No such file or directory"."""
 
 from runner.sandbox import RUNNER_ROOT
-from tests.hostile.judging import SECRET, describe, one_line
+from tests.hostile.judging import attack, expect_out_of_sight, reading_each
 
-SOURCE = """
-import torch
-
-for path in REAL:
-    try:
-        print("READ", path, open(path).read(64))
-    except OSError as exc:
-        print("blocked", path, exc)
-print(open("PLANTED_KEY").read(), open("PLANTED_SETTINGS").read())
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+SOURCE = attack(
+    "import torch\n"
+    + reading_each("REAL")
+    + 'print(open("PLANTED_KEY").read(), open("PLANTED_SETTINGS").read())\n'
+)
 
 
 def test_settings_and_secret_key_cannot_be_read(hostile, platform):
@@ -32,11 +22,4 @@ def test_settings_and_secret_key_cannot_be_read(hostile, platform):
         .replace("PLANTED_SETTINGS", str(platform["settings"]))
         .replace("REAL", repr(real))
     )
-    report = hostile(source)
-    assert report.verdict == "error", describe(report)
-    # Absent from bwrap's private root; under docker, a host path under /tmp meets the judge's /tmp (0700).
-    unreachable = ["No such file or directory"] + (
-        ["Permission denied"] if hostile.backend == "docker" else []
-    )
-    assert any(reason in one_line(report) for reason in unreachable), describe(report)
-    assert SECRET not in report.logs and "READ" not in report.logs, describe(report)
+    expect_out_of_sight(hostile(source), hostile.backend)

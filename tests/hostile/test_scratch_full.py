@@ -1,9 +1,9 @@
 """Attack: fill the disk through the scratch folder. Expected: error, the write fails with ENOSPC at the
 scratch limit and the verdict names it. (Lowered to 8 MiB with RUNNER_LIMITS to be quick.)"""
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import attack, expect
 
-SOURCE = """
+SOURCE = attack("""
 import os
 import torch
 
@@ -11,17 +11,9 @@ chunk = b"x" * (1 << 20)
 for i in range(1 << 20):
     with open(os.path.join(os.environ["TMPDIR"], f"fill-{i}"), "wb") as f:
         f.write(chunk)
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_filling_the_scratch_names_the_scratch_limit(hostile):
     report = hostile(SOURCE, limits={"scratch_bytes": 8 << 20})
-    assert report.verdict == "error", describe(report)
-    assert "its scratch space is full: the scratch limit of 8 MiB was reached" in one_line(report), describe(
-        report
-    )
+    expect(report, "error", "its scratch space is full: the scratch limit of 8 MiB was reached")

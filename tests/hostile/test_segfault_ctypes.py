@@ -1,7 +1,7 @@
 """Attack: crash the process through ctypes (read address 0). Expected: error, naming the segmentation
 fault and the call it happened in."""
 
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import expect
 
 SOURCE = """
 import ctypes
@@ -14,6 +14,4 @@ def custom_kernel(data):
 
 
 def test_a_segfault_is_reported_as_one(hostile):
-    report = hostile(SOURCE)
-    assert report.verdict == "error", describe(report)
-    assert "killed by a segmentation fault during custom_kernel" in one_line(report), describe(report)
+    expect(hostile(SOURCE), "error", "killed by a segmentation fault during custom_kernel")

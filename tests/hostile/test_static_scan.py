@@ -1,21 +1,16 @@
 """Threat 13: the static scanner runs before every job and its findings travel on the report, for a
 hostile file that runs (and is stopped by the sandbox) as for one refused before running."""
 
-from tests.hostile.judging import describe
+from tests.hostile.judging import attack, describe
 
-SOURCE = """
+SOURCE = attack("""
 import ctypes
 import socket
 import subprocess
 import torch
 
 print(open("/proc/self/status").read())
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_the_scanner_records_a_hostile_files_red_flags(hostile):

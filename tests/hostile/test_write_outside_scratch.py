@@ -5,10 +5,10 @@ nothing written anywhere; writing in the scratch folder works."""
 from pathlib import Path
 
 from runner.sandbox import RUNNER_ROOT
-from tests.hostile.judging import describe, one_line
+from tests.hostile.judging import attack, describe, expect
 
 MARK = "kb-hostile-pwned"
-SOURCE = """
+SOURCE = attack("""
 import os
 import runner
 import torch
@@ -28,19 +28,13 @@ for path in [os.path.join(here, "MARK"), os.path.join(here, "submission.py"), os
 # The runner package as the sandbox shows it (a host path under bwrap, the image's copy under docker).
 with open(os.path.join(os.path.dirname(runner.__file__), "MARK.py"), "w") as f:
     f.write("raise SystemExit('pwned')")
-
-
-def custom_kernel(data):
-    A, B, C = data
-    return torch.add(A, B, out=C)
-"""
+""")
 
 
 def test_nothing_outside_scratch_can_be_written(hostile):
     runner_dir = RUNNER_ROOT / "runner"
     report = hostile(SOURCE.replace("MARK", MARK))
-    assert report.verdict == "error", describe(report)
-    assert "Read-only file system" in one_line(report), describe(report)
+    expect(report, "error", "Read-only file system")
     assert "scratch ok" in report.logs and "WROTE" not in report.logs, describe(report)
     assert not (runner_dir / f"{MARK}.py").exists()
     assert not any(Path(p).exists() for p in (f"/{MARK}", f"/tmp/{MARK}", f"/usr/{MARK}", f"/etc/{MARK}"))
