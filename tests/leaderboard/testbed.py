@@ -90,17 +90,24 @@ def claim(submission, worker: str = "cpu@fixture"):
     return submission_claim(submission_id=submission.pk, worker=worker)
 
 
-def finish(claimed, report, worker: str = "cpu@fixture"):
-    """Finish a claimed submission with a report of the test's choosing (no runner); the fresh row."""
+def report_on(claimed, report, *, worker: str = "cpu@fixture", attempt: int | None = None):
+    """A worker's report on a claimed submission (for the claim's own attempt unless told), with a report of
+    the test's choosing (no runner): submission_finish's answer, the state it ended in, or None where the
+    worker no longer held that attempt."""
     from leaderboard.submissions.services import submission_finish
 
-    submission_finish(
+    return submission_finish(
         submission_id=claimed.pk,
         worker=worker,
-        attempt=claimed.attempts,
+        attempt=claimed.attempts if attempt is None else attempt,
         report=report,
         started_at=claimed.started_at,
     )
+
+
+def finish(claimed, report, worker: str = "cpu@fixture"):
+    """Finish a claimed submission with a report of the test's choosing (no runner); the fresh row."""
+    report_on(claimed, report, worker=worker)
     claimed.refresh_from_db()
     return claimed
 

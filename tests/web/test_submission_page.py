@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import testbed
 
 from runner.vocabulary import DEVICE_KINDS
 
@@ -161,11 +162,11 @@ def test_a_queued_submission_shows_the_work_ahead_and_an_estimate_from_recent_ru
 
 
 def test_a_running_submission_shows_the_judges_case_count_and_a_true_bar(as_user, alice, submit):
-    from leaderboard.submissions.services import submission_claim, submission_finish, submission_progress
+    from leaderboard.submissions.services import submission_progress
     from runner.spec import CaseResult, RunReport
 
     submission = submit(alice)
-    claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
+    claimed = testbed.claim(submission, worker="cpu@a")
     me = as_user(alice)
     status = lambda: me.get(f"/submissions/{submission.pk}/status.json").json()  # noqa: E731
     assert status()["progress"] is None
@@ -184,13 +185,7 @@ def test_a_running_submission_shows_the_judges_case_count_and_a_true_bar(as_user
     report = RunReport(
         verdict="passed", cases=[CaseResult(id="vectoradd[size=31]", kind="test", status="passed")]
     )
-    submission_finish(
-        submission_id=submission.pk,
-        worker="cpu@a",
-        attempt=claimed.attempts,
-        report=report,
-        started_at=claimed.started_at,
-    )
+    testbed.report_on(claimed, report, worker="cpu@a")
     assert status()["progress"] is None and status()["final"]  # once final, the run's cases say it
 
 

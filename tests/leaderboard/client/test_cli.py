@@ -19,6 +19,7 @@ from testbed import (
     free_port,
     make_submission,
     profile_report,
+    report_on,
 )
 
 from leaderboard.client.report import render_report
@@ -174,13 +175,11 @@ def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server,
     services; the client is the real one, polling the live API."""
     import time
 
-    from testbed import make_submission
-
-    from leaderboard.submissions.services import submission_claim, submission_finish, submission_progress
+    from leaderboard.submissions.services import submission_progress
     from runner.spec import CaseResult, RunReport
 
     submission = make_submission(alice.user)
-    claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
+    claimed = claim(submission, worker="cpu@a")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBOARD_")}
     env.update({"KERNELBOARD_URL": live_server.url, "KERNELBOARD_TOKEN": alice.token})
     follow = subprocess.Popen(
@@ -202,13 +201,7 @@ def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server,
         time.sleep(0.6)  # several polls per case
     cases = [CaseResult(id=i, kind="test", status="failed" if i == ids[2] else "passed") for i in ids]
     report = RunReport(verdict="failed", message="it was failed", cases=cases)
-    submission_finish(
-        submission_id=submission.pk,
-        worker="cpu@a",
-        attempt=claimed.attempts,
-        report=report,
-        started_at=claimed.started_at,
-    )
+    report_on(claimed, report, worker="cpu@a")
     out, err = follow.communicate(timeout=60)
     assert follow.returncode == 1, err
     lines = [line for line in err.splitlines() if " case " in line]

@@ -2,12 +2,11 @@
 
 import threading
 
-from testbed import make_submission
+from testbed import make_submission, report_on
 
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import (
     submission_claim,
-    submission_finish,
     submission_heartbeat,
 )
 from runner.spec import CaseResult, RunReport, Stats
@@ -73,10 +72,7 @@ def test_concurrent_claims_on_postgres_have_one_winner(postgres, transactional_d
 def test_finish_writes_the_run_its_cases_and_the_state_together(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
-    state = submission_finish(
-        submission_id=submission.pk, worker="cpu@a", attempt=1, report=report(), started_at=claimed.started_at
-    )
-    assert state == State.PASSED
+    assert report_on(claimed, report(), worker="cpu@a", attempt=1) == State.PASSED
     submission.refresh_from_db()
     assert submission.state == State.PASSED and submission.finished_at is not None
     run = submission.run
@@ -93,26 +89,8 @@ def test_a_worker_that_lost_its_claim_writes_nothing(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
     # Another worker's attempt, or the same worker after the sweeper took the submission back:
-    assert (
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@b",
-            attempt=1,
-            report=report(),
-            started_at=claimed.started_at,
-        )
-        is None
-    )
-    assert (
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@a",
-            attempt=2,
-            report=report(),
-            started_at=claimed.started_at,
-        )
-        is None
-    )
+    assert report_on(claimed, report(), worker="cpu@b", attempt=1) is None
+    assert report_on(claimed, report(), worker="cpu@a", attempt=2) is None
     assert not Run.objects.exists()
     assert Submission.objects.get(pk=submission.pk).state == State.RUNNING
 
@@ -120,14 +98,7 @@ def test_a_worker_that_lost_its_claim_writes_nothing(problems, alice):
 def test_an_unknown_verdict_ends_as_error(problems, alice):
     submission = queued(alice)
     claimed = submission_claim(submission_id=submission.pk, worker="cpu@a")
-    state = submission_finish(
-        submission_id=submission.pk,
-        worker="cpu@a",
-        attempt=1,
-        report=RunReport(verdict="maybe"),
-        started_at=claimed.started_at,
-    )
-    assert state == State.ERROR
+    assert report_on(claimed, RunReport(verdict="maybe"), worker="cpu@a", attempt=1) == State.ERROR
     assert "unknown verdict 'maybe'" in Submission.objects.get(pk=submission.pk).message
 
 

@@ -4,13 +4,12 @@ plain words (the API and the submission page), after the submission has ended as
 from datetime import timedelta
 
 from django.utils import timezone
-from testbed import make_submission, vectoradd_source
+from testbed import make_submission, report_on, vectoradd_source
 
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Attempt, Outcome, State, Submission
 from leaderboard.submissions.services import (
     submission_claim,
-    submission_finish,
     submission_sweep,
 )
 from leaderboard.submissions.tallies import DUPLICATE_DELIVERIES, LATE_RESULTS_DROPPED, tallies
@@ -34,27 +33,9 @@ def taken_back_once_then_passed(persona):
     Submission.objects.filter(pk=submission.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     assert submission_sweep(heartbeat_timeout_s=60).requeued == 1
     second = submission_claim(submission_id=submission.pk, worker="cpu@second")
-    assert (
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@second",
-            attempt=2,
-            report=passed(),
-            started_at=second.started_at,
-        )
-        == State.PASSED
-    )
+    assert report_on(second, passed(), worker="cpu@second", attempt=2) == State.PASSED
     # The first worker wakes up and reports: too late.
-    assert (
-        submission_finish(
-            submission_id=submission.pk,
-            worker="cpu@first",
-            attempt=1,
-            report=passed(),
-            started_at=first.started_at,
-        )
-        is None
-    )
+    assert report_on(first, passed(), worker="cpu@first", attempt=1) is None
     return submission
 
 

@@ -18,6 +18,15 @@ def submit(persona, source, mode="test"):
     return make_submission(persona.user, source=source, mode=mode)
 
 
+def judged_and_given_back(submission, why):
+    """Judging on cpu@here gives the submission back for another attempt, saying why, and records no run."""
+    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.QUEUED
+    row = Submission.objects.get(pk=submission.pk)
+    assert row.state == State.QUEUED and row.attempts == 1
+    assert why in row.message
+    assert not Run.objects.exists()
+
+
 @pytest.mark.slow
 def test_a_correct_kernel_passes_every_test_case(problems, alice):
     submission = submit(alice, vectoradd_source())
@@ -67,12 +76,9 @@ def test_a_changed_problem_is_not_judged_against_the_new_version(problems, alice
 
 def test_a_failure_of_the_platform_gives_the_submission_another_attempt(problems, alice, settings):
     settings.RUNNER_EXECUTE = "instant_judge:explode"
-    submission = submit(alice, vectoradd_source())
-    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.QUEUED
-    row = Submission.objects.get(pk=submission.pk)
-    assert row.state == State.QUEUED and row.attempts == 1
-    assert "the judge failed on cpu@here (OSError: No space left on device)" in row.message
-    assert not Run.objects.exists()
+    judged_and_given_back(
+        submit(alice, vectoradd_source()), "the judge failed on cpu@here (OSError: No space left on device)"
+    )
 
 
 @pytest.mark.slow
@@ -103,9 +109,7 @@ def test_a_run_the_platform_spoiled_is_given_back_not_recorded(problems, alice, 
     if shutil.which("docker") and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
         pytest.skip("a Docker engine runs here: the docker sandbox would judge the submission")
     settings.RUNNER_SANDBOX = "docker"
-    submission = submit(alice, vectoradd_source())
-    assert submission_judge(submission_id=submission.pk, worker="cpu@here") == State.QUEUED
-    row = Submission.objects.get(pk=submission.pk)
-    assert row.state == State.QUEUED and row.attempts == 1
-    assert "the judge failed on cpu@here: the docker sandbox needs a running Docker engine" in row.message
-    assert not Run.objects.exists()
+    judged_and_given_back(
+        submit(alice, vectoradd_source()),
+        "the judge failed on cpu@here: the docker sandbox needs a running Docker engine",
+    )
