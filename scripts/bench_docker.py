@@ -12,7 +12,6 @@ call of vectoradd in test mode on the CPU (scripts/bench_sandbox.py's measure), 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_sandbox import _table, time_to_first_case  # noqa: E402
+from bench_sandbox import _alternating, _arguments, _table, time_to_first_case  # noqa: E402
 
 from runner.limits import limits_for  # noqa: E402
 from runner.sandbox.docker import container_config, engine  # noqa: E402
@@ -56,19 +55,12 @@ def container_cost(client) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--container-runs", type=int, default=20)
-    ap.add_argument("--backends", default="none,bwrap,docker")
-    args = ap.parse_args()
+    args = _arguments(__doc__, "none,bwrap,docker", container_runs=20)
     backends = args.backends.split(",")
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     for backend in backends:  # warm the page cache (torch on disk, the image's layers)
         time_to_first_case(backend)
-    times: dict[str, list[float]] = {b: [] for b in backends}
-    for i in range(args.runs):
-        for backend in backends if i % 2 == 0 else reversed(backends):
-            times[backend].append(time_to_first_case(backend))
+    times = _alternating(time_to_first_case, backends, args.runs)
     _table(
         f"time to the first case, vectoradd test mode on CPU, {args.runs} runs per backend (seconds)", times
     )

@@ -15,7 +15,6 @@ so no network) and prints p50, p95 and p99; the problem list and a submission pa
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -23,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from synthetic_traffic import fill  # scripts/, beside this file
+from synthetic_traffic import fill, own_database, traffic_arguments  # scripts/, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,16 +30,8 @@ TARGET_P95_S = 0.150
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--server",
-        default="postgres://postgres@127.0.0.1:5432/test",
-        help="a PostgreSQL URL; the benchmark's database is made beside its database",
-    )
+    parser = traffic_arguments(__doc__, requests=200)
     parser.add_argument("--sqlite", action="store_true", help="use a temporary SQLite file instead")
-    parser.add_argument("--submissions", type=int, default=10_000)
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--users", type=int, default=500)
     args = parser.parse_args()
     var = Path(tempfile.mkdtemp(prefix="kb-bench-page-"))
     os.environ.update(
@@ -57,24 +48,12 @@ def main() -> int:
         django.setup()
         return run(args, "SQLite")
 
-    import psycopg
-
-    name = f"kernelboard_bench_page_{os.getpid()}"
-    admin = psycopg.connect(args.server, autocommit=True)
-    admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        base, _, _ = args.server.rpartition("/")
-        os.environ["DATABASE_URL"] = f"{base}/{name}"
+    with own_database(args.server, f"kernelboard_bench_page_{os.getpid()}") as url:
+        os.environ["DATABASE_URL"] = url
         import django
 
         django.setup()
         return run(args, "PostgreSQL")
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
 
 
 def measure(client, url: str, requests: int, before=None) -> tuple[list[float], bytes]:

@@ -13,42 +13,26 @@ three cases. Then it asks GET /api/problems/vectoradd/rankings?device=cpu throug
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from synthetic_traffic import fill  # scripts/, beside this file
+from synthetic_traffic import fill, own_database, traffic_arguments  # scripts/, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--server",
-        default="postgres://postgres@127.0.0.1:5432/test",
-        help="a PostgreSQL URL; the benchmark's database is made beside its database",
-    )
-    parser.add_argument("--submissions", type=int, default=10_000)
-    parser.add_argument("--requests", type=int, default=300)
-    parser.add_argument("--users", type=int, default=500)
-    args = parser.parse_args()
+    args = traffic_arguments(__doc__, requests=300).parse_args()
 
-    import psycopg
-
-    name = f"kernelboard_bench_{os.getpid()}"
-    admin = psycopg.connect(args.server, autocommit=True)
-    admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        base, _, _ = args.server.rpartition("/")
+    with own_database(args.server, f"kernelboard_bench_{os.getpid()}") as url:
         os.environ.update(
             {
                 "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-                "DATABASE_URL": f"{base}/{name}",
+                "DATABASE_URL": url,
                 "KERNELBOARD_VAR_DIR": str(ROOT / "var" / "bench"),
                 "LOG_LEVEL": "WARNING",
             }
@@ -57,12 +41,6 @@ def main() -> int:
 
         django.setup()
         return run(args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
 
 
 def run(args) -> int:

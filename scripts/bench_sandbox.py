@@ -100,23 +100,33 @@ def _table(title: str, times: dict[str, list[float]]) -> None:
                 )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--launch-runs", type=int, default=30)
-    ap.add_argument("--backends", default="none,bwrap")
-    args = ap.parse_args()
-    backends = args.backends.split(",")
+def _alternating(measure, backends: list[str], runs: int) -> dict[str, list[float]]:
+    """`runs` measures of each backend, in turns, the order reversed every other run, so that a change in the
+    machine's load hits each alike."""
     times: dict[str, list[float]] = {b: [] for b in backends}
+    for i in range(runs):
+        for backend in backends if i % 2 == 0 else reversed(backends):
+            times[backend].append(measure(backend))
+    return times
+
+
+def _arguments(doc: str, backends: str, **more_runs: int) -> argparse.Namespace:
+    """The options of this benchmark and of bench_docker.py: --runs, --backends, and their own --*-runs."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    for name, default in more_runs.items():
+        ap.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
+    ap.add_argument("--backends", default=backends)
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = _arguments(__doc__, "none,bwrap", launch_runs=30)
+    backends = args.backends.split(",")
     time_to_first_case(backends[0])  # warm the page cache: the first run of all reads torch from disk
-    for i in range(args.runs):
-        for backend in backends if i % 2 == 0 else reversed(backends):
-            times[backend].append(time_to_first_case(backend))
+    times = _alternating(time_to_first_case, backends, args.runs)
     _table(f"time to the first case, vectoradd on CPU, {args.runs} runs per backend (seconds)", times)
-    launches: dict[str, list[float]] = {b: [] for b in backends}
-    for i in range(args.launch_runs):
-        for backend in backends if i % 2 == 0 else reversed(backends):
-            launches[backend].append(launch_cost(backend))
+    launches = _alternating(launch_cost, backends, args.launch_runs)
     _table(
         f"the backend's own cost (prepare, start python -c pass, cleanup), {args.launch_runs} runs (seconds)",
         launches,

@@ -1,11 +1,47 @@
 """Synthetic traffic for the platform's benchmarks (bench_rankings.py, bench_problem_page.py): users,
-submissions, runs and cases bulk-inserted into the configured database. Django must be set up."""
+submissions, runs and cases bulk-inserted into the configured database (fill: Django must be set up), and
+what both benchmarks take: their common options and a PostgreSQL database of their own."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import random
 from dataclasses import dataclass
 from datetime import timedelta
+
+
+def traffic_arguments(doc: str, *, requests: int) -> argparse.ArgumentParser:
+    """The options both benchmarks take: the PostgreSQL server, and how much traffic to make and ask for."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument(
+        "--server",
+        default="postgres://postgres@127.0.0.1:5432/test",
+        help="a PostgreSQL URL; the benchmark's database is made beside its database",
+    )
+    parser.add_argument("--submissions", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=requests)
+    parser.add_argument("--users", type=int, default=500)
+    return parser
+
+
+@contextlib.contextmanager
+def own_database(server: str, name: str):
+    """A database of its own beside `server`'s (a PostgreSQL URL), its URL; dropped at the end, after
+    Django's connections to it are closed."""
+    import psycopg
+
+    admin = psycopg.connect(server, autocommit=True)
+    admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        base, _, _ = server.rpartition("/")
+        yield f"{base}/{name}"
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
 
 
 @dataclass(frozen=True)
