@@ -7,14 +7,7 @@ message: wrong output on call
 threat: 1
 """
 
-import torch
-
-_replayed = {}
-
 
 def custom_kernel(data):
     x = _first(data)
-    key = (x.data_ptr(), x._version, tuple(tuple(t.shape) for t in _tensors(data)))
-    if key not in _replayed:
-        _replayed[key] = _map(torch.clone, _honest_kernel(data))
-    return _replayed[key]
+    return _replay((x.data_ptr(), x._version, _shapes(data)), data)
