@@ -44,7 +44,7 @@ class State:
     step: int = -1  # the step that produced it; -1 for seeds
     n: int = 0  # visits: expansions of this state or of a descendant
     m: float | None = None  # best child reward seen when expanding it
-    meta: dict[str, Any] = field(default_factory=dict)  # e.g. the offline policy's design choices
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. the offline policy's program and rewrites
 
     @property
     def q(self) -> float:

@@ -4,7 +4,7 @@
 
 For each seed and each method (TTT-Discover, best-of-N, reuse without training) it runs the offline policy
 with `rollouts` candidates in all (steps x groups x rollouts per group) judged by the runner in benchmark
-mode, and prints the best score found and its speed-up over the reference (the seed design, judged the same
+mode, and prints the best score found and its speed-up over the reference (the seed program, judged the same
 way). A maximum over many noisy measurements flatters, so at the end every run's best and the reference are
 judged again head to head (`--confirm-rounds` rounds, a fresh secret seed each) and the medians compared:
 those are the figures to hold the methods to. Identical code is judged once per benchmark and its
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 "speedup": (unit_s / best.runtime_s) if best and best.runtime_s else None,
                 "best_code": best.code if best else None,
                 "candidates": sum(r.candidates for r in run.records),
-                "best_design": best.meta.get("design") if best else None,
+                "best_program": best.meta.get("program") if best else None,
                 "seconds": time.monotonic() - t0,
             }
             results.append(row)
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     if results and not args.no_confirm:
         confirm(inner, reference_code, results, args.confirm_rounds)
     print(
-        f"\nreference (seed design): {format_time(unit_s)}; runner jobs: {inner.judged}; "
+        f"\nreference (seed program): {format_time(unit_s)}; runner jobs: {inner.judged}; "
         f"wall time {time.monotonic() - started:.0f} s"
     )
     print(

@@ -99,7 +99,7 @@ def penalised_advantages(
 ) -> list[float]:
     """Per-decision advantages of one sample with the KL penalty to the initial policy subtracted.
 
-    Each decision (a design choice, or a token for the LLM policy) t of the sample gets
+    Each decision (a rewrite or the number of rewrites, or a token for the LLM policy) t of the sample gets
     A - lam * (log pi(a_t) - log pi_0(a_t)); the sum of the second term over a sample is the usual
     single-sample estimate of KL(pi || pi_0).
     """

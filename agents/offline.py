@@ -3,8 +3,8 @@
 A sample starts from the group's start program and makes a few decisions, each a "token": first how many
 rewrites to apply (1 to `max_rewrites`), then each rewrite in turn, chosen among the rewrites that apply
 to the program as it stands. Every decision is a softmax whose logits are a linear function of the current
-state's features (one-hot of each step's attributes, agents.programs.Program.features), so the policy is
-conditioned on the state it edits, like an LLM on the code it is shown; initially every choice is uniform.
+state's features (one-hot of each step's attributes, agents.programs.Program.features: a logit is the mean
+of one weight per feature present), so the policy is conditioned on the state it edits, like an LLM on the code it is shown; initially every choice is uniform.
 
 Training is the loop's: each decision has advantage A_n - lambda * (log pi - log pi_0)
 (agents.objective.penalised_advantages, pi_0 the initial policy), and one Adam step per batch ascends the
@@ -33,7 +33,7 @@ class OfflinePolicy:
         self,
         space: Space,
         seed: int = 0,
-        lr: float = 0.05,
+        lr: float = 0.2,
         kl_penalty: float = KL_PENALTY,
         train: bool = True,
         max_rewrites: int = 3,
@@ -62,7 +62,9 @@ class OfflinePolicy:
 
     @staticmethod
     def _logits(weights: torch.Tensor, features: list[int], options: list[int]) -> torch.Tensor:
-        return weights[options][:, features].sum(dim=1)
+        # the mean over the state's features, so that one Adam step moves a logit by about lr however many
+        # features a state has
+        return weights[options][:, features].mean(dim=1)
 
     def _draw(self, kind: int, features: list[int], options: list[int]) -> int:
         probs = torch.softmax(self._logits(self.weights[kind], features, options), dim=0)

@@ -24,7 +24,7 @@ class Candidate:
     """One rollout: the submission source plus what the policy needs to learn from it."""
 
     code: str
-    meta: dict[str, Any] = field(default_factory=dict)  # shown and stored with the state (e.g. the design)
+    meta: dict[str, Any] = field(default_factory=dict)  # shown and stored with the state (e.g. the program)
     trace: dict[str, Any] = field(default_factory=dict)  # the policy's own record of how it was sampled
 
 

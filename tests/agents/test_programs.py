@@ -137,7 +137,7 @@ def test_entropic_update_moves_probability_toward_a_rewarded_rewrite():
         ctx = context(space)
         policy.update([Group(ctx, cands, rewards, group_advantages(rewards, "entropic"))])
     after = policy.probabilities()[target]
-    assert after > 2 * before
+    assert after > 1.3 * before
     # conditioned on the state: where the rewrite is already done, it is not offered at all
     done = space.chain([target])
     assert target not in policy.probabilities(done)
