@@ -182,3 +182,27 @@ def test_llm_prompt_offers_the_rewrite_vocabulary():
     text = build_messages(ctx, "", space.hints())[1]["content"]
     assert "fold the input layer norm's affine into the projection weights" in text
     assert "fuse two groups of projections into one matmul" in text
+
+
+def test_qr_chains_of_rewrites_are_qr_factorizations():
+    # by the problem's own check (orthogonality and factor residual in float64) on its CPU test cases
+    space = program_space("qr", "cpu")
+    assert space.size >= 10**9
+    rng = random.Random(11)
+    torch.set_num_threads(1)
+    programs = [random_chain(space, rng, rng.randint(2, 10)) for _ in range(10)]
+    programs.append(
+        space.chain(
+            ["block:32", "block:8", "leaf.impl=householder", "panel0.t=solve", "panel1.update=reflectors"]
+        )
+    )
+    for program in programs:
+        assert check_locally("qr", space.render(program)) is None, program.describe()
+
+
+def test_qr_seed_is_geqrf_and_blocking_is_a_chain():
+    space = program_space("qr", "cpu")
+    assert "H, tau = torch.geqrf(A)" in space.render(space.seed)
+    blocked = space.render(space.chain(["block:32", "panel0.gemm=bmm", "leaf.impl=householder"]))
+    assert "def _level0" in blocked and "torch.bmm" in blocked and "torch.geqrf" not in blocked
+    assert "unblock" not in [space.rewrites[i].name for i in space.applicable(space.seed)]
