@@ -54,6 +54,7 @@ class HTTPSampler:
         self.lora: list[dict[str, Any]] | None = None
         # The most completions per request, once the server refused more (llama.cpp: its slot count).
         self.max_n: int | None = None
+        self._probed = False
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         headers = {"Content-Type": "application/json"}
@@ -78,6 +79,8 @@ class HTTPSampler:
         return self._request("POST", path, body)
 
     def complete(self, messages: list[dict[str, str]], n: int) -> list[str]:
+        if not self._probed:
+            self._base_model_on_llama_cpp()
         answers: list[str] = []
         while len(answers) < n:  # servers that ignore n answer once per request
             ask = min(n - len(answers), self.max_n or n)
@@ -117,6 +120,22 @@ class HTTPSampler:
             return
         self.model = name
         self.lora = None
+
+    def _base_model_on_llama_cpp(self) -> None:
+        """llama.cpp applies every preloaded adapter to a request that names none: name them all at scale 0.
+
+        Asked once, before the first completion; a server without GET /lora-adapters (vLLM, others) is left
+        alone.
+        """
+        self._probed = True
+        if self.lora is not None:
+            return
+        try:
+            preloaded = self._request("GET", "/lora-adapters")
+        except (urllib.error.HTTPError, ValueError):
+            return
+        if isinstance(preloaded, list) and preloaded:
+            self.lora = [{"id": a["id"], "scale": 0.0} for a in preloaded]
 
     def _select_preloaded(self, path: str, name: str, refusal: urllib.error.HTTPError) -> None:
         """llama.cpp: select the adapter preloaded from `<name>.gguf`, or say why the server cannot."""

@@ -211,6 +211,9 @@ def test_the_policy_selects_the_steps_preloaded_adapter_by_name(server, lora_ser
     base = HTTPSampler(server.url, "smollm2", **greedy).complete(messages, 1)[0]
     assert "return" in base, base
     sampler = HTTPSampler(lora_server.url, "smollm2", **greedy)
+    # llama.cpp would apply the preloaded adapter to a request that names none: the sampler names it at 0.
+    before = sampler.complete(messages, 1)[0]
+    assert sampler.lora == [{"id": 0, "scale": 0.0}] and "return" in before, before
 
     policy = LLMPolicy(sampler, adapter_dir=str(tmp_path / "adapters"), train=False)
     policy.load_state_dict({"name": "llm", "version": 1, "adapter": str(tmp_path / "adapters" / "step-1")})
