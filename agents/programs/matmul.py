@@ -31,9 +31,15 @@ def _triton(p: Program) -> bool:
     return p.has("tiles") and p.get("mm", "impl") == "triton"
 
 
+SEED_TILES = Step.of("tiles", bm=128, bn=128, bk=32, warps=4, stages=3, group=8)
+
+
 def valid(p: Program) -> bool:
-    """The Triton kernel writes c and accumulates in fp32 (tl.dot): its program says so."""
-    return not _triton(p) or (p.get("mm", "precision") == "fp32" and p.get("mm", "out") == "into_c")
+    """The Triton kernel writes c and accumulates in fp32 (tl.dot): its program says so. The tiles of a
+    torch program stay the seed's: they change nothing there."""
+    if not _triton(p):
+        return not p.has("tiles") or p["tiles"] == SEED_TILES
+    return p.get("mm", "precision") == "fp32" and p.get("mm", "out") == "into_c"
 
 
 def space(device: str) -> Space:

@@ -39,8 +39,10 @@ def space(device: str) -> Space:
         "triton.warps": "Triton warps per program",
     }
 
-    def valid(p: Program) -> bool:  # a Triton kernel writes C in one launch
-        return not _triton(p) or (p.get("add", "out") == "into_c" and p.get("loop", "chunk") == 0)
+    def valid(p: Program) -> bool:
+        if not _triton(p):  # the Triton settings of a torch program stay the seed's: they change nothing
+            return not p.has("triton") or p["triton"] == steps[-1]
+        return p.get("add", "out") == "into_c" and p.get("loop", "chunk") == 0  # one launch writes C
 
     return Space(
         problem="vectoradd",
