@@ -107,10 +107,6 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, web_workers, device_kind, grace, **options):
         log_dir = settings.VAR_DIR / "log"
         log_dir.mkdir(parents=True, exist_ok=True)
-        for key in ("data_folder_in", "data_folder_out", "control_folder"):
-            folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(key)
-            if folder:
-                Path(folder).mkdir(parents=True, exist_ok=True)
         self._check_port_free(host, port)
 
         call_command("migrate", interactive=False, verbosity=0)
