@@ -22,3 +22,33 @@ def test_confirm_compares_medians_of_fresh_rounds_against_the_reference():
     assert abs(rows[0]["confirmed_speedup"] - 1 / 0.756) < 0.05
     assert rows[1]["confirmed_s"] is None and rows[1]["confirmed_speedup"] is None  # never passed
     assert rows[2]["confirmed_s"] is None and rows[2]["confirmed_speedup"] is None  # no best at all
+
+
+def test_the_plot_draws_the_mean_best_so_far_per_method_over_the_steps_every_seed_reached(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def run(name: str, bests: list[float]) -> None:
+        (tmp_path / name).mkdir()
+        steps = [{"candidates": 16, "best_reward": b} for b in bests]
+        (tmp_path / name / "run.json").write_text(json.dumps({"steps": steps}))
+
+    run("ttt-discover-seed0", [1.1, 1.4, 1.8])
+    run("ttt-discover-seed1", [1.0, 1.2])  # still running: the mean stops at its last step
+    run("best-of-n-seed0", [1.1, 1.1, 1.2])
+    (tmp_path / "stray").mkdir()  # not a run: ignored
+    svg = tmp_path / "plot.svg"
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "scripts/plot_agent_bench.py", str(tmp_path), str(svg)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ttt-discover (mean of 2 seeds): 1.30x after 32 candidates" in done.stdout
+    assert "best-of-n (mean of 1 seed): 1.20x after 48 candidates" in done.stdout
+    drawn = svg.read_text()
+    assert drawn.count("<polyline") == 2 and "candidates judged" in drawn
