@@ -8,7 +8,7 @@ tau), so every program is a Householder QR; they differ in how the work is order
 - batch: every matrix of the batch at once (batched tensor ops), or a Python loop over the matrices.
 - panel0 .. panel3: blocked levels, outermost first. Level i factors its columns in panels of `width`
   (each panel by the next level, or by the leaf), then applies the panel's reflectors to the rest of its
-  own columns: `update=wy` as the compact-WY product Q^T = I - V T^T V^T, with T built by the LARFT loop
+  own columns: `update=ormqr` by LAPACK's ormqr (blocked, level 3) on the panel's compact form; `update=wy` as the compact-WY product Q^T = I - V T^T V^T, with T built by the LARFT loop
   (`t=loop`) or by one triangular solve (`t=solve`: T = (I + diag(tau) striu(V^T V))^-1 diag(tau), which
   also holds where tau = 0), applied as V (T^T (V^T C)) (`assoc=left`) or (V T^T) (V^T C) (`assoc=right`);
   or `update=reflectors`, one rank-1 update per reflector. `gemm` picks the library call of the products
@@ -21,8 +21,8 @@ tau), so every program is a Householder QR; they differ in how the work is order
 Rewrites: `block:w` adds an innermost level of width w, `unblock` removes it, and every attribute has a
 `level.attr=value` rewrite; the good programs (a blocked batched WY update with a geqrf or Householder
 panel) are chains of several. The count: 2 batch modes x 10 leaves x the sum over 0 to 4 levels of
-C(7, L) decreasing width sequences x 54^L settings per level (wy: 2 T methods x 2 T precisions x 2
-associations x 3 gemms, or reflectors x 3 gemms; each with 2 update precisions) = 6,063,596,300.
+C(7, L) decreasing width sequences x 56^L settings per level (wy: 2 T methods x 2 T precisions x 2
+associations x 3 gemms, or reflectors x 3 gemms, or ormqr; each with 2 update precisions) = 7,008,403,380.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ PANEL = {
     "width": WIDTHS,
     "t": ("loop", "solve"),
     "t_precision": ("fp32", "fp64"),
-    "update": ("wy", "reflectors"),
+    "update": ("wy", "reflectors", "ormqr"),
     "assoc": ("left", "right"),
     "gemm": ("matmul", "einsum", "bmm"),
     "precision": ("fp32", "fp64"),
@@ -49,6 +49,7 @@ LEAF = {
     "update": ("einsum", "matmul"),
 }
 WY_ONLY = ("t", "t_precision", "assoc")  # meaningless for update=reflectors: kept at their first value there
+GEMM_ONLY = ("gemm",)  # meaningless for update=ormqr (LAPACK's own products): kept at its first value there
 HOUSEHOLDER_ONLY = ("norm", "update")
 
 
@@ -77,7 +78,9 @@ def valid(p: Program) -> bool:
     if any(a <= b for a, b in zip(widths, widths[1:], strict=False)):
         return False  # panels shrink from level to level
     for s in levels(p):
-        if s["update"] == "reflectors" and any(s[k] != PANEL[k][0] for k in WY_ONLY):
+        if s["update"] != "wy" and any(s[k] != PANEL[k][0] for k in WY_ONLY):
+            return False
+        if s["update"] == "ormqr" and any(s[k] != PANEL[k][0] for k in GEMM_ONLY):
             return False
     leaf = p["leaf"]
     return leaf["impl"] == "householder" or all(leaf[k] == LEAF[k][0] for k in HOUSEHOLDER_ONLY)
@@ -112,7 +115,8 @@ def rewrites() -> list[Rewrite]:
             f"panel{i}.width": "the panel width of a blocked level",
             f"panel{i}.t": "build the compact-WY T factor by the LARFT loop or one triangular solve",
             f"panel{i}.t_precision": "the T factor in fp32 or fp64",
-            f"panel{i}.update": "the trailing update as a compact-WY product (I - V T V^T) or reflector by reflector",
+            f"panel{i}.update": "the trailing update as a compact-WY product (I - V T V^T), reflector by reflector, "
+            "or by LAPACK's ormqr on the panel's compact form",
             f"panel{i}.assoc": "associate the WY product as V (T^T (V^T C)) or (V T^T) (V^T C)",
             f"panel{i}.gemm": "the trailing update's products by matmul, einsum or bmm",
             f"panel{i}.precision": "the trailing update in fp32 or fp64",
@@ -124,7 +128,11 @@ def rewrites() -> list[Rewrite]:
     def householder(p: Program) -> bool:
         return p.get("leaf", "impl") == "householder"
 
+    def products(i: int):
+        return lambda p: p.has(f"panel{i}") and p.get(f"panel{i}", "update") != "ormqr"
+
     when = {f"panel{i}.{k}": wy(i) for i in range(LEVELS) for k in WY_ONLY}
+    when |= {f"panel{i}.{k}": products(i) for i in range(LEVELS) for k in GEMM_ONLY}
     when |= {f"leaf.{k}": householder for k in HOUSEHOLDER_ONLY}
     out = attr_rewrites(_domains(), docs, when)
     out += [_block(w) for w in WIDTHS]
@@ -133,7 +141,7 @@ def rewrites() -> list[Rewrite]:
 
 
 def size() -> int:
-    per_level = (2 * 2 * 2 * 3 + 3) * 2
+    per_level = (2 * 2 * 2 * 3 + 3 + 1) * 2  # (wy, reflectors, ormqr) x the update's precision
     leaves = 2 + 2 * 2 * 2
     return 2 * leaves * sum(comb(len(WIDTHS), k) * per_level**k for k in range(LEVELS + 1))
 
@@ -265,6 +273,18 @@ def _level(src: Source, s: Step, i: int, inner: str) -> None:
         f"{inner}(A, tau, p0, p1)",
         "if p1 == j1:",
         "    break",
+    )
+    if s["update"] == "ormqr":  # LAPACK reads the reflectors below the diagonal, the ones implied
+        cast = ".double()" if up64 else ""
+        src(
+            "C = A[:, p0:, p1:j1]",
+            f"Cw = torch.ormqr(A[:, p0:, p0:p1]{cast}, tau[:, p0:p1]{cast}, C{cast}, left=True, transpose=True)",
+            "C.copy_(Cw)",
+        )
+        src.dedent()
+        src.dedent()
+        return
+    src(
         "V = torch.tril(A[:, p0:, p0:p1], -1)",
         "V.diagonal(dim1=-2, dim2=-1).fill_(1)  # the implied leading ones",
         "C = A[:, p0:, p1:j1]",

@@ -215,6 +215,13 @@ def test_qr_chains_of_rewrites_are_qr_factorizations():
             ["block:32", "block:8", "leaf.impl=householder", "panel0.t=solve", "panel1.update=reflectors"]
         )
     )
+    # LAPACK's ormqr as the trailing update, over a geqrf panel and over a nested Householder one, in fp64
+    programs.append(space.chain(["block:64", "panel0.update=ormqr"]))
+    programs.append(
+        space.chain(
+            ["block:32", "block:4", "panel0.update=ormqr", "panel0.precision=fp64", "leaf.impl=householder"]
+        )
+    )
     for program in programs:
         assert check_locally("qr", space.render(program)) is None, program.describe()
 
@@ -225,3 +232,7 @@ def test_qr_seed_is_geqrf_and_blocking_is_a_chain():
     blocked = space.render(space.chain(["block:32", "panel0.gemm=bmm", "leaf.impl=householder"]))
     assert "def _level0" in blocked and "torch.bmm" in blocked and "torch.geqrf" not in blocked
     assert "unblock" not in [space.rewrites[i].name for i in space.applicable(space.seed)]
+    ormqr = space.chain(["block:64", "panel0.update=ormqr"])
+    assert "torch.ormqr(" in space.render(ormqr) and "torch.tril" not in space.render(ormqr)
+    proposed = [space.rewrites[i].name for i in space.applicable(ormqr)]
+    assert "panel0.gemm=bmm" not in proposed and "panel0.t=solve" not in proposed  # nothing to choose there
