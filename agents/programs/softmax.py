@@ -3,15 +3,16 @@ written out step by step, each with its own implementation; the output new or wr
 whole or in chunks.
 
 A small space, honestly so: 140 distinct programs (library: 3 calls x 4 chunkings x a new output; by hand:
-2 maxima x 2 exponential forms x 2 sum precisions x 2 normalisations x 2 outputs x 4 chunkings). The
-exponentials must stay in fp32 (the statement: fp16 or bf16 fail on every call) and the maximum must be the
-whole row's, so there is no precision or sampling rewrite to add; a Triton variant is not in the space yet
-(the problem's Triton template is a seed for the LLM policy).
+2 maxima x 2 exponential forms x 2 sum precisions x 2 normalisations x 2 outputs x 4 chunkings), and 32 more
+on a GPU: a Triton kernel, one program per row, either the whole row in one block (4 warp counts) or the row
+in blocks with an online maximum and sum, then a second pass (3 blocks x 4 warp counts), into a new tensor
+or into x. The exponentials must stay in fp32 (the statement: fp16 or bf16 fail on every call) and the
+maximum must be the whole row's, so there is no precision or sampling rewrite to add.
 """
 
 from __future__ import annotations
 
-from agents.programs import Program, Source, Space, Step, attr_rewrites, header, vocabulary
+from agents.programs import TRITON_HEADER, Program, Source, Space, Step, attr_rewrites, header, vocabulary
 
 MANUAL = {
     "max": ("amax", "max"),
@@ -21,11 +22,17 @@ MANUAL = {
 }
 
 
-def _domains() -> list[tuple[str, dict[str, tuple]]]:
+IMPLS = ("torch.softmax", "F.softmax", "log_softmax_exp", "manual")
+TRITON = {"kind": ("one_block", "online"), "block": (512, 1024, 2048), "warps": (2, 4, 8, 16)}
+
+
+def _domains(device: str) -> list[tuple[str, dict[str, tuple]]]:
+    cuda = device == "cuda"
     return [
-        ("softmax", {"impl": ("torch.softmax", "F.softmax", "log_softmax_exp", "manual"), **MANUAL}),
+        ("softmax", {"impl": IMPLS + (("triton",) if cuda else ()), **MANUAL}),
         ("out", {"into": ("new", "x")}),
         ("loop", {"chunk": (0, 16, 64, 256)}),
+        *([("triton", TRITON)] if cuda else []),
     ]
 
 
@@ -38,15 +45,36 @@ SEED = Program(
 )
 
 
+TRITON_SEED = Step.of("triton", kind="one_block", block=512, warps=4)
+
+
 def _manual(p: Program) -> bool:
     return p.get("softmax", "impl") == "manual"
 
 
+def _triton(p: Program) -> bool:
+    return p.get("softmax", "impl") == "triton"
+
+
+def _online(p: Program) -> bool:
+    return _triton(p) and p.get("triton", "kind") == "online"
+
+
 def valid(p: Program) -> bool:
-    """A library call returns a new tensor, and has no steps of its own to choose."""
-    return _manual(p) or (
-        p.get("out", "into") == "new" and all(p.get("softmax", k) == v[0] for k, v in MANUAL.items())
-    )
+    """A library call returns a new tensor, and has no steps of its own to choose; a Triton kernel is one
+    launch over every row (no chunks) and may write into x; the settings of a step that is not used stay
+    the seed's (they would change nothing)."""
+    manual_default = all(p.get("softmax", k) == v[0] for k, v in MANUAL.items())
+    if p.has("triton") and not _triton(p) and p["triton"] != TRITON_SEED:
+        return False
+    if _triton(p):
+        one_block = p.get("triton", "kind") == "one_block"
+        return (
+            manual_default
+            and p.get("loop", "chunk") == 0
+            and (not one_block or p.get("triton", "block") == 512)
+        )
+    return _manual(p) or (p.get("out", "into") == "new" and manual_default)
 
 
 def space(device: str) -> Space:
@@ -58,20 +86,29 @@ def space(device: str) -> Space:
         "softmax.norm": "divide by the sum, or multiply by its reciprocal",
         "out.into": "the result into a new tensor, or in place into x (allowed)",
         "loop.chunk": "rows per chunk (0: the whole matrix)",
+        "softmax.impl=triton": "a Triton kernel, one program per row",
+        "triton.kind": "the whole row in one block, or blocks with an online maximum and sum, then a second pass",
+        "triton.block": "columns per block of the online kernel",
+        "triton.warps": "warps per program of the Triton kernel",
     }
+    when = {f"softmax.{k}": _manual for k in MANUAL} | {"triton.kind": _triton, "triton.warps": _triton}
+    when["triton.block"] = _online
+    triton = 2 * (4 + 3 * 4) if device == "cuda" else 0  # 2 outputs x (one block, or online x blocks) x warps
     return Space(
         problem="softmax",
         device=device,
-        seed=SEED,
-        rewrites=attr_rewrites(_domains(), docs, {f"softmax.{k}": _manual for k in MANUAL}),
+        seed=Program(SEED.steps + ((TRITON_SEED,) if device == "cuda" else ())),
+        rewrites=attr_rewrites(_domains(device), docs, when),
         render_fn=render,
-        features=vocabulary(_domains()),
-        size=3 * 4 + 2 * 2 * 2 * 2 * 2 * 4,
+        features=vocabulary(_domains(device)),
+        size=3 * 4 + 2 * 2 * 2 * 2 * 2 * 4 + triton,
         valid=valid,
     )
 
 
 def render(p: Program) -> str:
+    if _triton(p):
+        return _render_triton(p)
     src = Source()
     src(
         header("softmax", p),
@@ -129,3 +166,57 @@ def _rows(src: Source, p: Program, X: str, target: str | None) -> None:
     dtype = ", dtype=torch.float64" if s["sum"] == "fp64" else ""
     src(f"s = e.sum(dim=1, keepdim=True{dtype})")
     src("e.div_(s)" if s["norm"] == "div" else "e.mul_(1 / s)")
+
+
+def _render_triton(p: Program) -> str:
+    """One program per row. `one_block` holds the whole row (the block is the next power of two of the
+    columns); `online` reads it in blocks keeping each lane's running maximum and its sum rescaled to it
+    (started at the lowest finite float, so that lanes past the row's end add exp(-inf) = 0 and never
+    inf - inf), then writes exp(x - max) / sum in a second pass."""
+    src = Source()
+    warps = p.get("triton", "warps")
+    src(header("softmax", p), "", "import torch", *TRITON_HEADER)
+    if p.get("triton", "kind") == "one_block":
+        src(
+            "def _softmax(X, Y, cols, stride_x, stride_y, BLOCK: tl.constexpr):",
+            "    row = tl.program_id(0).to(tl.int64)",
+            "    offs = tl.arange(0, BLOCK)",
+            "    ok = offs < cols",
+            '    x = tl.load(X + row * stride_x + offs, mask=ok, other=-float("inf")).to(tl.float32)',
+            "    e = tl.exp(x - tl.max(x, axis=0))",
+            "    tl.store(Y + row * stride_y + offs, e / tl.sum(e, axis=0), mask=ok)",
+        )
+        block = "triton.next_power_of_2(cols)"
+    else:
+        src(
+            "def _softmax(X, Y, cols, stride_x, stride_y, BLOCK: tl.constexpr):",
+            "    row = tl.program_id(0).to(tl.int64)",
+            "    m = tl.full([BLOCK], -3.4028234663852886e38, tl.float32)",
+            "    s = tl.zeros([BLOCK], tl.float32)",
+            "    for c0 in range(0, cols, BLOCK):",
+            "        offs = c0 + tl.arange(0, BLOCK)",
+            '        x = tl.load(X + row * stride_x + offs, mask=offs < cols, other=-float("inf")).to(tl.float32)',
+            "        m_new = tl.maximum(m, x)",
+            "        s = s * tl.exp(m - m_new) + tl.exp(x - m_new)",
+            "        m = m_new",
+            "    top = tl.max(m, axis=0)",
+            "    total = tl.sum(s * tl.exp(m - top), axis=0)",
+            "    for c0 in range(0, cols, BLOCK):",
+            "        offs = c0 + tl.arange(0, BLOCK)",
+            "        ok = offs < cols",
+            "        x = tl.load(X + row * stride_x + offs, mask=ok, other=0.0).to(tl.float32)",
+            "        tl.store(Y + row * stride_y + offs, tl.exp(x - top) / total, mask=ok)",
+        )
+        block = str(p.get("triton", "block"))
+    into_x = p.get("out", "into") == "x"
+    src(
+        "",
+        "",
+        "def custom_kernel(data):",
+        "    x = data.contiguous()  # the kernel walks a row with unit stride (a copy only if it is not so)",
+        "    y = x" if into_x else "    y = torch.empty_like(x)",
+        "    rows, cols = x.shape",
+        f"    _softmax[(rows,)](x, y, cols, x.stride(0), y.stride(0), BLOCK={block}, num_warps={warps})",
+        "    return y",
+    )
+    return src.text()

@@ -53,4 +53,17 @@ kernel = load(
 a, b = torch.rand(64, 96).half(), torch.rand(96, 80).half()
 out = kernel((a, b, torch.empty(64, 80, dtype=torch.float16)))
 assert torch.allclose(out.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+softmax = program_space("softmax", "cuda")
+for chain in (
+    ["softmax.impl=triton"],
+    ["softmax.impl=triton", "out.into=x", "triton.warps=8"],
+    ["softmax.impl=triton", "triton.kind=online"],  # blocks of 512: rows shorter, longer, and a multiple
+    ["softmax.impl=triton", "triton.kind=online", "triton.block=1024", "out.into=x"],
+):
+    kernel = load(softmax.render(softmax.chain(chain)))
+    for rows, cols in ((1, 1), (3, 100), (2, 1024), (4, 1500)):
+        x = torch.randn(rows, cols) * 10
+        expected = torch.softmax(x, dim=-1)
+        assert torch.allclose(kernel(x.clone()), expected, rtol=1e-5, atol=1e-6), (chain, rows, cols)
+
 print("triton programs ok")
