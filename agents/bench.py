@@ -78,12 +78,29 @@ def _geomean(values) -> float:
     return geometric_mean([max(v or 0.0, 1e-9) for v in values]) or 0.0
 
 
+def _save_results(path: Path, unit_s: float | None, results: list[dict]) -> None:
+    """Write this invocation's rows into results.json, keeping the rows of other seeds or methods that an
+    earlier invocation on the same folder wrote (a benchmark split over several sittings)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine = {(r["method"], r["seed"]) for r in results}
+    earlier = json.loads(path.read_text())["runs"] if path.exists() else []
+    kept = [r for r in earlier if (r["method"], r["seed"]) not in mine]
+    runs = sorted(kept + results, key=lambda r: (r["seed"], r["method"]))
+    path.write_text(json.dumps({"unit_s": unit_s, "runs": runs}, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--problem", default="trimul")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--rollouts", type=int, default=96, help="judged candidates per run, in all")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="run seeds first-seed .. first-seed + seeds - 1 (to split a benchmark)",
+    )
     ap.add_argument("--groups", type=int, default=2, help="starts per step")
     ap.add_argument("--per-group", type=int, default=8, help="candidates per start")
     ap.add_argument("--methods", default=",".join(METHODS))
@@ -114,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     unit_s = None
     reference_code = None
-    for seed in range(args.seeds):
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    for seed in seeds:
         for method in methods:
             verifier = (
                 shared
@@ -176,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"{'method':>18}  "
-        + "  ".join(f"seed {s:<11}" for s in range(args.seeds))
+        + "  ".join(f"seed {s:<11}" for s in seeds)
         + "  geo-mean speed-up (searched / head to head)"
     )
     for method in methods:
@@ -195,10 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             wins = sum((a.get(key) or 0) > (b.get(key) or 0) for a, b in zip(ttt, bon, strict=True))
             print(f"TTT-Discover beats best-of-N on {wins} of {args.seeds} seeds ({what})")
     if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "results.json").write_text(
-            json.dumps({"unit_s": unit_s, "runs": results}, indent=1)
-        )
+        _save_results(Path(args.out) / "results.json", unit_s, results)
     return 0
 
 

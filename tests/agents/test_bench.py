@@ -52,3 +52,16 @@ def test_the_plot_draws_the_mean_best_so_far_per_method_over_the_steps_every_see
     assert "best-of-n (mean of 1 seed): 1.20x after 48 candidates" in done.stdout
     drawn = svg.read_text()
     assert drawn.count("<polyline") == 2 and "candidates judged" in drawn
+
+
+def test_results_of_a_benchmark_split_over_sittings_are_merged(tmp_path):
+    import json
+
+    from agents.bench import _save_results
+
+    path = tmp_path / "results.json"
+    _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 0, "speedup": 1.5}])
+    _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 1, "speedup": 1.2}])
+    _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 0, "speedup": 1.6}])  # seed 0 again
+    runs = json.loads(path.read_text())["runs"]
+    assert [(r["seed"], r["speedup"]) for r in runs] == [(0, 1.6), (1, 1.2)]
