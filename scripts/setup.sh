@@ -43,6 +43,14 @@ EOF
   rm -rf "$tmp"
   echo "$llm_server" > "$llm_stamp"
 fi
+# The prebuilt server's CPU backend needs newer x86 extensions than some CPUs have (AVX-VNNI): where it does
+# not come up, build it from source for this CPU (about 10 minutes, once). Probed again on another CPU.
+cpu_stamp=.venv/.llm-server-cpu
+cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$cpu_stamp" 2>/dev/null)" != "$cpu" ]; then
+  .venv/bin/python -m agents.llm.llama_server ensure
+  echo "$cpu" > "$cpu_stamp"
+fi
 
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)

