@@ -53,11 +53,15 @@ def which() -> tuple[str, dict[str, str]] | None:
     return prebuilt()
 
 
-def comes_up(binary: str, env: dict[str, str]) -> tuple[bool, str]:
-    """Start the server on the GGUF and wait for /health: (True, "") or (False, why)."""
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def comes_up(binary: str, env: dict[str, str]) -> tuple[bool, str]:
+    """Start the server on the GGUF and wait for /health: (True, "") or (False, why)."""
+    port = free_port()
     args = [binary, "-m", str(MODEL), "--host", "127.0.0.1", "--port", str(port), "-t", "1", "-c", "1024"]
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)

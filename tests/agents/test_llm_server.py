@@ -9,10 +9,8 @@ The server is started on 127.0.0.1 on a free port, waited for (bounded), and alw
 """
 
 import os
-import socket
 import struct
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -27,7 +25,7 @@ from agents.llm.samplers import AdapterNotSupported, HTTPSampler
 from agents.policy import Context
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = Path(sys.prefix) / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL = llama_server.MODEL
 START_S = 60.0  # how long the server may take to answer /health (it takes about a second here)
 STOP_S = 10.0
 
@@ -45,12 +43,6 @@ def server_binary() -> tuple[str, dict[str, str]]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """One llama-server process; `stop` ends it (SIGTERM, then SIGKILL after STOP_S)."""
 
@@ -60,7 +52,7 @@ class Server:
             missing(f"{MODEL} is missing")
         self.log_path = log
         for _attempt in range(3):  # a free port can be taken between asking and binding
-            self.port = free_port()
+            self.port = llama_server.free_port()
             self.url = f"http://127.0.0.1:{self.port}"
             args = [binary, "-m", str(MODEL), "--host", "127.0.0.1", "--port", str(self.port)]
             # One thread: llama.cpp's threads wait for each other by spinning, and on a busy 2-core machine two of
