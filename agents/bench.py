@@ -7,7 +7,9 @@ with `rollouts` candidates in all (steps x groups x rollouts per group) judged b
 mode, and prints the best score found and its speed-up over the reference (the seed program, judged the same
 way). A maximum over many noisy measurements flatters, so at the end every run's best and the reference are
 judged again head to head (`--confirm-rounds` rounds, a fresh secret seed each) and the medians compared:
-those are the figures to hold the methods to. Identical code is judged once per benchmark and its
+those are the figures to hold the methods to. A benchmark may be split over sittings (`--first-seed`, the
+same `--out`): each run's row is saved as it finishes, and `--confirm-only` judges head to head every row
+saved in `--out`. Identical code is judged once per benchmark and its
 measurement shared by every run that samples it (`--no-share` judges every run's candidates afresh): the methods then compare on
 common measurements, and the benchmark costs the number of distinct kernels, not of candidates.
 """
@@ -78,15 +80,54 @@ def _geomean(values) -> float:
     return geometric_mean([max(v or 0.0, 1e-9) for v in values]) or 0.0
 
 
-def _save_results(path: Path, unit_s: float | None, results: list[dict]) -> None:
+def _save_results(
+    path: Path, unit_s: float | None, results: list[dict], reference_code: str | None = None
+) -> None:
     """Write this invocation's rows into results.json, keeping the rows of other seeds or methods that an
     earlier invocation on the same folder wrote (a benchmark split over several sittings)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mine = {(r["method"], r["seed"]) for r in results}
-    earlier = json.loads(path.read_text())["runs"] if path.exists() else []
-    kept = [r for r in earlier if (r["method"], r["seed"]) not in mine]
+    earlier = json.loads(path.read_text()) if path.exists() else {}
+    kept = [r for r in earlier.get("runs", []) if (r["method"], r["seed"]) not in mine]
     runs = sorted(kept + results, key=lambda r: (r["seed"], r["method"]))
-    path.write_text(json.dumps({"unit_s": unit_s, "runs": runs}, indent=1))
+    saved = {
+        "unit_s": unit_s,
+        "reference_code": reference_code or earlier.get("reference_code"),
+        "runs": runs,
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1))
+    tmp.replace(path)  # a benchmark stopped mid-write keeps its earlier rows
+
+
+def print_table(unit_s: float | None, results: list[dict]) -> None:
+    """Each method's speed-ups per seed, as searched and head to head, and who beat whom."""
+    seeds = sorted({r["seed"] for r in results})
+    methods = list(dict.fromkeys(r["method"] for r in results))
+    print(f"\nreference (seed program): {format_time(unit_s)}")
+    print(
+        f"{'method':>18}  "
+        + "  ".join(f"seed {s:<11}" for s in seeds)
+        + "  geo-mean speed-up (searched / head to head)"
+    )
+    for method in methods:
+        rows = [r for r in results if r["method"] == method]
+        cells = "  ".join(
+            f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows
+        )
+        print(
+            f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
+            f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x"
+        )
+    if "ttt-discover" in methods and "best-of-n" in methods:
+        by_seed = {(r["method"], r["seed"]): r for r in results}
+        both = [s for s in seeds if ("ttt-discover", s) in by_seed and ("best-of-n", s) in by_seed]
+        for key, what in (("speedup", "as searched"), ("confirmed_speedup", "head to head")):
+            wins = sum(
+                (by_seed["ttt-discover", s].get(key) or 0) > (by_seed["best-of-n", s].get(key) or 0)
+                for s in both
+            )
+            print(f"TTT-Discover beats best-of-N on {wins} of {len(both)} seeds ({what})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,8 +153,17 @@ def main(argv: list[str] | None = None) -> int:
         "--no-confirm", action="store_true", help="skip re-judging the bests beside the reference"
     )
     ap.add_argument("--confirm-rounds", type=int, default=3, help="head-to-head rounds at the end")
+    ap.add_argument(
+        "--confirm-only",
+        action="store_true",
+        help="run nothing: judge head to head every run saved in --out's results.json",
+    )
     ap.add_argument("--out", default=None, help="folder for each run's saved state and results.json")
     args = ap.parse_args(argv)
+    if args.confirm_only and not args.out:
+        ap.error("--confirm-only needs --out, the folder whose results.json holds the runs")
+    if args.confirm_only and not (Path(args.out) / "results.json").exists():
+        ap.error(f"no benchmark results in {args.out}: run the benchmark with --out {args.out} first")
 
     per_step = args.groups * args.per_group
     steps = max(1, args.rollouts // per_step)
@@ -121,6 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     inner = RunnerVerifier(
         args.problem, args.device, sandbox=args.sandbox, case_budget_s=args.case_budget, workers=args.workers
     )
+    results_path = Path(args.out) / "results.json" if args.out else None
+    if args.confirm_only:
+        assert results_path is not None
+        saved = json.loads(results_path.read_text())
+        confirm(inner, saved["reference_code"], saved["runs"], args.confirm_rounds)
+        _save_results(results_path, saved["unit_s"], saved["runs"], saved["reference_code"])
+        print(f"runner jobs: {inner.judged}")
+        print_table(saved["unit_s"], saved["runs"])
+        return 0
     shared = None if args.no_share else SharedEvaluations(inner)
     print(
         f"{args.problem} on {args.device}: {steps} steps x {args.groups} groups x {args.per_group} candidates = "
@@ -186,34 +245,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"({row['candidates']} candidates, {row['seconds']:.0f} s)",
                 flush=True,
             )
+            if results_path:
+                _save_results(results_path, unit_s, results, reference_code)
     if results and not args.no_confirm:
         confirm(inner, reference_code, results, args.confirm_rounds)
-    print(
-        f"\nreference (seed program): {format_time(unit_s)}; runner jobs: {inner.judged}; "
-        f"wall time {time.monotonic() - started:.0f} s"
-    )
-    print(
-        f"{'method':>18}  "
-        + "  ".join(f"seed {s:<11}" for s in seeds)
-        + "  geo-mean speed-up (searched / head to head)"
-    )
-    for method in methods:
-        rows = [r for r in results if r["method"] == method]
-        cells = "  ".join(
-            f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows
-        )
-        print(
-            f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
-            f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x"
-        )
-    if "ttt-discover" in methods and "best-of-n" in methods:
-        ttt = [r for r in results if r["method"] == "ttt-discover"]
-        bon = [r for r in results if r["method"] == "best-of-n"]
-        for key, what in (("speedup", "as searched"), ("confirmed_speedup", "head to head")):
-            wins = sum((a.get(key) or 0) > (b.get(key) or 0) for a, b in zip(ttt, bon, strict=True))
-            print(f"TTT-Discover beats best-of-N on {wins} of {args.seeds} seeds ({what})")
-    if args.out:
-        _save_results(Path(args.out) / "results.json", unit_s, results)
+    print(f"\nrunner jobs: {inner.judged}; wall time {time.monotonic() - started:.0f} s")
+    print_table(unit_s, results)
+    if results_path:
+        _save_results(results_path, unit_s, results, reference_code)
     return 0
 
 

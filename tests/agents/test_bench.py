@@ -60,8 +60,36 @@ def test_results_of_a_benchmark_split_over_sittings_are_merged(tmp_path):
     from agents.bench import _save_results
 
     path = tmp_path / "results.json"
-    _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 0, "speedup": 1.5}])
+    _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 0, "speedup": 1.5}], "reference source")
     _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 1, "speedup": 1.2}])
     _save_results(path, 0.01, [{"method": "ttt-discover", "seed": 0, "speedup": 1.6}])  # seed 0 again
     runs = json.loads(path.read_text())["runs"]
     assert [(r["seed"], r["speedup"]) for r in runs] == [(0, 1.6), (1, 1.2)]
+    assert json.loads(path.read_text())["reference_code"] == "reference source"  # kept for --confirm-only
+
+
+def test_the_table_counts_wins_only_on_seeds_both_methods_ran(capsys):
+    from agents.bench import print_table
+
+    rows = [
+        {"method": "ttt-discover", "seed": 0, "speedup": 1.8, "confirmed_speedup": 1.7},
+        {"method": "best-of-n", "seed": 0, "speedup": 1.2, "confirmed_speedup": 1.75},
+        {"method": "ttt-discover", "seed": 1, "speedup": 1.5},  # best-of-n's seed 1 still running
+    ]
+    print_table(0.006, rows)
+    out = capsys.readouterr().out
+    assert "TTT-Discover beats best-of-N on 1 of 1 seeds (as searched)" in out
+    assert "TTT-Discover beats best-of-N on 0 of 1 seeds (head to head)" in out
+
+
+def test_confirm_only_without_saved_results_says_what_to_run_first(tmp_path, capsys):
+    import pytest
+
+    from agents.bench import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--problem", "qr", "--confirm-only", "--out", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert f"no benchmark results in {tmp_path}: run the benchmark with --out {tmp_path} first" in (
+        capsys.readouterr().err
+    )
