@@ -275,7 +275,9 @@ if JUDGE_HARD_TIME_LIMIT_S <= JUDGE_SOFT_TIME_LIMIT_S:
 
 # --- Celery: one queue per device kind; the queue carries only the submission id -----------------------
 DEVICE_KINDS = tuple(_vocabulary.DEVICE_KINDS)  # runner/vocabulary.py: the one table of device kinds
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+# A hostname, though the filesystem transport ignores it: without one kombu warns "No hostname was supplied"
+# on every connection.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {

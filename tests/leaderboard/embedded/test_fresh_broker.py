@@ -11,8 +11,10 @@ import sys
 from testbed import ROOT
 
 SEND = """
+import logging
 import django
 django.setup()
+logging.basicConfig()  # kombu's warnings, if any, reach stderr
 from leaderboard.celery import app
 from leaderboard.submissions.services import JUDGE_TASK
 app.send_task(JUDGE_TASK, args=[7], queue="cpu", retry=False)
@@ -27,3 +29,4 @@ def test_first_send_on_a_fresh_var_folder_reaches_the_queue(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     sent = list((var / "broker" / "queue").iterdir())
     assert len(sent) == 1 and sent[0].name.endswith("cpu.msg"), sent
+    assert "No hostname was supplied" not in done.stderr  # kombu's noise on a URL without a host
