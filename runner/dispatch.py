@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import leash, scanner, seal
+from runner import cgroup, leash, scanner, seal
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
 from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
@@ -134,14 +134,19 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
         (job_dir / "task.py").write_text(problem.task_source)
         (job_dir / "utils.py").write_text(problem.utils_source)
         (job_dir / "scratch").mkdir()
+        # On a CPU the judge charges the contestant's CPU time from the job's cgroup where the host gives one
+        # (runner/cgroup.py). A container's judge cannot see the host's cgroups: it reads /proc.
+        job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name != "docker" else None
         try:
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
             report = _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
         else:
-            report = _run_judge(spec, sandbox, job_dir, run_seed, on_progress)
+            report = _run_judge(spec, sandbox, job_dir, run_seed, on_progress, job_cgroup)
     finally:
         sandbox.cleanup(job_dir)
+        if job_cgroup is not None:
+            cgroup.remove(job_cgroup)
         shutil.rmtree(job_dir, ignore_errors=True)
     report.scan = findings
     return report
@@ -172,7 +177,12 @@ def _progress_reader(key: bytes, on_progress: OnProgress | None) -> Callable[[by
 
 
 def _run_judge(
-    spec: JobSpec, sandbox: Sandbox, job_dir: Path, run_seed: int, on_progress: OnProgress | None = None
+    spec: JobSpec,
+    sandbox: Sandbox,
+    job_dir: Path,
+    run_seed: int,
+    on_progress: OnProgress | None = None,
+    job_cgroup: Path | None = None,
 ) -> RunReport:
     limits = limits_for(spec.mode, spec.case_budget_s, spec.call_s)
     key = seal.new_key()
@@ -184,6 +194,7 @@ def _run_judge(
         "run_seed": run_seed,
         "key": key.hex(),
         "limits": limits.to_dict(),
+        "cgroup": str(job_cgroup) if job_cgroup else None,
     }
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE", "CELERY", "SECRET"))

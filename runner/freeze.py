@@ -11,7 +11,8 @@ change an output after it stopped. Read from /proc, which the contestant cannot 
 Inside a window, extra threads or processes could still share the work across more cores than the job's
 thread allowance. So a window costs at least the CPU time the tree used in it divided by the allowance
 (`cpu_seconds`: the kernel's own accounting of every process, with the threads that ended, at nanosecond
-resolution): on a CPU, parallel work beyond the allowance buys nothing.
+resolution): on a CPU, parallel work beyond the allowance buys nothing. That accounting misses children the
+kernel reaps by itself; where the host gives one, the judge reads the job's cgroup instead (runner/cgroup.py).
 """
 
 from __future__ import annotations

@@ -51,3 +51,20 @@ def _judges_only_where_marked(request, monkeypatch):
         raise AssertionError(f"{request.node.nodeid} starts a judge: mark it `judge` (tests/conftest.py)")
 
     monkeypatch.setattr("runner.dispatch._run_judge", refuse)
+
+
+@pytest.fixture
+def job_cgroups():
+    """The judge charges CPU time from the job's cgroup (runner/cgroup.py), which needs a writable cgroup v2
+    hierarchy: root on most hosts. Skips, naming what is missing, where there is none; fails under CI."""
+    import os
+
+    from runner import cgroup
+
+    made = cgroup.create()
+    if made is None:
+        why = f"no writable cgroup v2 hierarchy here ({cgroup.parent()}; the worker needs root for one)"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    cgroup.remove(made)

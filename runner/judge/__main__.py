@@ -63,7 +63,12 @@ def main() -> None:
 
     try:
         report = run_job(
-            spec, Limits(**request["limits"]), Path(request["job_dir"]), int(request["run_seed"]), on_case
+            spec,
+            Limits(**request["limits"]),
+            Path(request["job_dir"]),
+            int(request["run_seed"]),
+            on_case,
+            Path(request["cgroup"]) if request.get("cgroup") else None,
         )
     except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
         traceback.print_exc()
@@ -85,7 +90,9 @@ def _write(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data) :]
 
 
-def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case=None) -> RunReport:
+def run_job(
+    spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case=None, cgroup: Path | None = None
+) -> RunReport:
     job = Job(
         dir=job_dir,
         submission=job_dir / spec.filename,
@@ -93,6 +100,7 @@ def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case
         device=spec.device,
         threads=spec.threads,
         limits=limits,
+        cgroup=cgroup,
     )
     contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch
@@ -109,6 +117,8 @@ def run_job(spec: JobSpec, limits: Limits, job_dir: Path, run_seed: int, on_case
     report.env["seed"] = envinfo.seed_hash(run_seed)
     report.env["device_kind"] = judge.kind
     report.env["contestant_threads"] = judge.threads
+    if spec.device == "cpu":
+        report.env["cpu_time_from"] = "cgroup" if judge.cgroup else "proc"
     if not math.isfinite(report.score_s or 0.0):
         report.score_s = None
     return report

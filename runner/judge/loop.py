@@ -10,11 +10,12 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
 
-from runner import envinfo, freeze
+from runner import cgroup, envinfo, freeze
 from runner.floors import device_kind_from_name, floor_seconds
 from runner.judge.profile import profile_of
 from runner.judge.proxy import Contestant, Stop
@@ -77,6 +78,9 @@ class Judge:
         self.outside_s = 0.0  # and the wall time it spends thawed off the clock
         self.platform_fault = False
         self.frozen: list[int] = []
+        self.cgroup: Path | None = (
+            None  # the job's cgroup once the contestant's processes are in it (runner/cgroup.py)
+        )
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
         self.check_costs: list[float] = []  # and to check each call
         self.profiling = spec.mode == Mode.PROFILE
@@ -109,6 +113,14 @@ class Judge:
         # The contestant waits for the word to import: what is counted and calibrated now is the runtime's own.
         self.threads["runtime"] = self.threads_now()
         self._freeze()
+        if self.device == "cpu" and self.job.cgroup:
+            # Nothing of the submission has run yet: every process now in the tree is the runtime's, and
+            # every one the submission makes is born in the cgroup.
+            try:
+                cgroup.add(self.job.cgroup, self.frozen)
+                self.cgroup = self.job.cgroup
+            except OSError:
+                pass  # not allowed here after all: the CPU time is read from /proc
         if self.device == "cpu":
             self.calibrate()
         self._thaw()
@@ -127,8 +139,20 @@ class Judge:
         if self.device == "cpu" and self.contestant:
             try:
                 self.frozen = freeze.freeze(self.frozen)
+                if self.cgroup:
+                    self._stop_what_the_walk_missed(self.cgroup)
             except freeze.FreezeError as exc:
                 raise Stop(Verdict.FAILED, str(exc)) from None
+
+    def _stop_what_the_walk_missed(self, job_cgroup: Path) -> None:
+        """The walk of the tree can miss a process whose parent ended during it; the cgroup lists every
+        process of the job, whatever its parent."""
+        for _ in range(100):
+            missed = [p for p in cgroup.pids(job_cgroup) if p not in self.frozen]
+            if not missed:
+                return
+            self.frozen = freeze.freeze(self.frozen + missed)
+        raise freeze.FreezeError("the submission's processes could not be stopped between timed windows")
 
     def _thaw(self) -> None:
         if self.frozen:
@@ -419,7 +443,7 @@ class Judge:
     ) -> tuple[float, float, float, dict]:
         """Thaw the frozen tree, time one command's round trip, freeze it again. Returns (seconds on the
         clock, CPU seconds of the whole tree, seconds thawed off the clock, the reply)."""
-        cpu0, alive0 = freeze.cpu_seconds(self.frozen)
+        before = self._cpu_now()
         thawed = time.perf_counter_ns()
         self._thaw()
         t0 = time.perf_counter_ns()
@@ -427,10 +451,24 @@ class Judge:
         elapsed = (time.perf_counter_ns() - t0) * 1e-9
         self._freeze()
         outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed
+        return elapsed, self._cpu_since(before), outside, reply
+
+    def _cpu_now(self) -> tuple[float, set[int]]:
+        """The contestant's CPU seconds so far, with the pids alive where they were read from /proc."""
+        if self.cgroup:
+            return cgroup.cpu_seconds(self.cgroup), set()
+        return freeze.cpu_seconds(self.frozen)
+
+    def _cpu_since(self, before: tuple[float, set[int]]) -> float:
+        """The contestant's CPU seconds since `before`. From the cgroup: exact, whatever its processes did.
+        From /proc: a process that ended meanwhile is known to the clock tick only, so it is charged a tick
+        more; the CPU time of one the kernel reaped by itself is not seen (runner/cgroup.py)."""
+        cpu0, alive0 = before
+        if self.cgroup:
+            return cgroup.cpu_seconds(self.cgroup) - cpu0
         cpu1, alive1 = freeze.cpu_seconds(self.frozen)
-        # A process that ended inside the window is known to the clock tick only: charged a tick more.
         born_dead = set(self.frozen) - alive0 - alive1
-        return elapsed, cpu1 - cpu0 + len((alive0 - alive1) | born_dead) * freeze.TICK_S, outside, reply
+        return cpu1 - cpu0 + len((alive0 - alive1) | born_dead) * freeze.TICK_S
 
     def calibrate(self) -> None:
         """Before the import, with the runtime alone: the round trip of an empty call (reported beside the

@@ -31,7 +31,8 @@ RUNNER_ROOT = Path(__file__).resolve().parent.parent.parent  # the folder that h
 
 @dataclass
 class Job:
-    """The job's own directory: the submission, task.py, and a writable scratch folder."""
+    """The job's own directory: the submission, task.py, and a writable scratch folder; and on a CPU the
+    job's cgroup, where the host gives one (runner/cgroup.py)."""
 
     dir: Path
     submission: Path
@@ -39,6 +40,7 @@ class Job:
     device: str
     threads: int
     limits: Limits
+    cgroup: Path | None = None
 
 
 @dataclass

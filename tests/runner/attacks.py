@@ -118,6 +118,71 @@ custom_kernel = _honest_kernel
 """
 )
 
+# Computes the output in a child the kernel reaps by itself (SIGCHLD ignored): its CPU time reaches no
+# parent's account in /proc. The parent only forks and waits; the child writes the answer into the output
+# buffer the problem hands the kernel (matmul's c, vectoradd's C), which lies in memory shared with the judge,
+# eight times over: the work of eight cores that a kernel could spread over eight such children.
+AUTOREAPED_WORKER = (
+    WRAP
+    + """
+import os as _os
+import signal as _signal
+
+_signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)
+
+
+def custom_kernel(data):
+    pid = _os.fork()
+    if pid == 0:
+        try:
+            for _ in range(8):
+                _honest_kernel(data)
+        finally:
+            _os._exit(0)
+    try:
+        _os.waitpid(pid, 0)  # returns (ECHILD) once the kernel has reaped it
+    except ChildProcessError:
+        pass
+    return data[-1]
+"""
+)
+
+# Helpers that burn CPU at import, off the clock, then wait; the kernel reaps them by itself (SIGCHLD
+# ignored). Each call kills one: read from /proc, a window then loses the helper's whole CPU time, which
+# cancels the window's charge and lets extra threads work for free.
+VANISHING_HELPERS = (
+    IN_CALL_THREAD
+    + """
+import os as _os
+import signal as _signal
+import time as _time
+
+_signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)
+_helpers = []
+_ready_r, _ready_w = _os.pipe()
+for _ in range(60):
+    _pid = _os.fork()
+    if _pid == 0:
+        _t = _time.process_time()
+        while _time.process_time() - _t < 0.02:
+            pass
+        _os.write(_ready_w, b"x")
+        while True:
+            _time.sleep(60)
+    _helpers.append(_pid)
+_burnt = 0
+while _burnt < len(_helpers):
+    _burnt += len(_os.read(_ready_r, 64))
+_twice = custom_kernel
+
+
+def custom_kernel(data):
+    if _helpers:
+        _os.kill(_helpers.pop(), _signal.SIGKILL)
+    return _twice(data)
+"""
+)
+
 # Replies to the judge with something other than one small JSON object that answers its command.
 _BAD_REPLY = (
     WRAP

@@ -4,7 +4,8 @@ backends this machine has; and their honest twins, which must pass unflagged.
 
 - a forged report never passes, on any backend; a judge killed or confused by the contestant gives the
   submission a verdict of its own (`error` or `failed`), never a platform fault (which the platform retries);
-- on a CPU, work spread over threads or processes beyond the job's allowance is charged as CPU time;
+- on a CPU, work spread over threads or processes beyond the job's allowance is charged as CPU time,
+  processes the kernel reaps by itself included;
 - threads within the allowance, and idle threads, are not flagged.
 """
 
@@ -129,6 +130,39 @@ def test_work_done_twice_on_two_threads_costs_twice(problem):
     ratios = {case.id: case.stats.median / once[case.id] for case in timed(report)}
     assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
     assert min(ratios.values()) >= 1.2, ratios
+
+
+def test_work_in_a_child_the_kernel_reaps_is_charged(job_cgroups):
+    """The child computes the product eight times and the parent only forks and waits: the windows cost what
+    the child used, at least four times an honest call (read from /proc they cost the fork: 1 to 3 times)."""
+    honest = judge("matmul", "", **CHARGED)
+    report = judge("matmul", attacks.AUTOREAPED_WORKER, **CHARGED)
+    assert report.verdict == "passed" and report.env["cpu_time_from"] == "cgroup", describe(report)
+    once = {c.id: c.stats.cpu_median for c in timed(honest)}
+    ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
+    assert min(ratios.values()) >= 4, ratios
+
+
+def test_a_helper_killed_inside_a_window_takes_nothing_off_its_charge(job_cgroups):
+    """Helpers worked at import and are killed, one per call, by a kernel that does its work twice on two
+    threads: the windows still cost both threads' work (read from /proc, each killed helper's CPU time came
+    off the window's, and the charge fell to nothing)."""
+    honest = judge("matmul", "", **CHARGED)
+    report = judge("matmul", attacks.VANISHING_HELPERS, **CHARGED)
+    assert report.verdict == "passed" and report.env["cpu_time_from"] == "cgroup", describe(report)
+    once = {c.id: c.stats.cpu_median for c in timed(honest)}
+    first = timed(report)[0]  # the calls that killed the helpers
+    assert first.stats.cpu_median >= 1.2 * once[first.id], (first.id, first.stats, once)
+
+
+def test_without_a_cgroup_the_cpu_time_is_read_from_proc_and_still_charged(monkeypatch):
+    """Where the host gives no cgroup, the judge reads the tree's CPU time from /proc and says so."""
+    monkeypatch.setenv("RUNNER_CGROUP_PARENT", "/proc/no-cgroups-here")
+    once = {c.id: c.stats.cpu_median for c in timed(judge("matmul", "", **CHARGED))}
+    report = judge("matmul", attacks.IN_CALL_THREAD, **CHARGED)
+    assert report.verdict == "passed" and report.env["cpu_time_from"] == "proc", describe(report)
+    ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
+    assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
 
 
 @pytest.mark.parametrize("problem", ["vectoradd", "matmul"])

@@ -1,0 +1,68 @@
+"""The job's cgroup (runner/cgroup.py): the CPU time of every process that was in it, those the kernel reaped
+by itself included, every live process listed whatever its parent, and nothing left once it is removed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from runner import cgroup
+
+# Three children that each burn 0.2 s of CPU and are reaped by the kernel (SIGCHLD ignored), and a grandchild
+# orphaned by its parent's exit; then the process waits to be killed.
+WORKLOAD = """
+import os, signal, sys, time
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+for _ in range(3):
+    if os.fork() == 0:
+        t = time.process_time()
+        while time.process_time() - t < 0.2:
+            pass
+        os._exit(0)
+if os.fork() == 0:
+    if os.fork() == 0:
+        time.sleep(600)
+    os._exit(0)
+time.sleep(1.5)
+print("done", flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_cpu_time_of_children_the_kernel_reaped_is_counted_and_nothing_outlives_removal(job_cgroups):
+    path = cgroup.create()
+    assert path is not None
+    proc = subprocess.Popen([sys.executable, "-c", WORKLOAD], stdout=subprocess.PIPE, text=True)
+    try:
+        cgroup.add(path, [proc.pid])  # before it forks: python takes far longer to start
+        assert proc.stdout is not None and proc.stdout.readline() == "done\n"
+        assert cgroup.cpu_seconds(path) >= 0.6  # the three children, long reaped
+        live = cgroup.pids(path)
+        assert proc.pid in live and len(live) == 2, live  # and the orphan, whose parent is gone
+        cgroup.remove(path)
+        assert not path.exists()
+        proc.wait(timeout=5)
+        for pid in live:
+            deadline = time.monotonic() + 5
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not _alive(pid), pid
+    finally:
+        proc.kill()
+        if path.exists():
+            cgroup.remove(path)
+
+
+def test_no_cgroup_where_the_host_gives_none(monkeypatch):
+    monkeypatch.setenv("RUNNER_CGROUP_PARENT", "/proc/no-cgroups-here")
+    assert cgroup.create() is None
+
+
+def _alive(pid: int) -> bool:
+    """Running, or a zombie not yet reaped: False once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
