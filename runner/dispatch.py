@@ -127,6 +127,9 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
         return _verdict(spec, Verdict.ERROR, str(exc))
     run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
+    # On a CPU the judge charges the contestant's CPU time from the job's cgroup where the host gives one
+    # (runner/cgroup.py). A container's judge cannot see the host's cgroups: it reads /proc.
+    job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name != "docker" else None
     try:
         os.chmod(job_dir, 0o755)
         (job_dir / spec.filename).write_text(spec.source)
@@ -134,9 +137,6 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
         (job_dir / "task.py").write_text(problem.task_source)
         (job_dir / "utils.py").write_text(problem.utils_source)
         (job_dir / "scratch").mkdir()
-        # On a CPU the judge charges the contestant's CPU time from the job's cgroup where the host gives one
-        # (runner/cgroup.py). A container's judge cannot see the host's cgroups: it reads /proc.
-        job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name != "docker" else None
         try:
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
@@ -146,7 +146,10 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     finally:
         sandbox.cleanup(job_dir)
         if job_cgroup is not None:
-            cgroup.remove(job_cgroup)
+            try:
+                cgroup.remove(job_cgroup)
+            except OSError:  # an empty folder left behind costs nothing; the verdict stands
+                logger.exception("could not remove the job's cgroup %s", job_cgroup)
         shutil.rmtree(job_dir, ignore_errors=True)
     report.scan = findings
     return report
