@@ -57,10 +57,23 @@ def create() -> Path | None:
         path.mkdir()
     except OSError:
         return None
+    _remove_orphans(base)
     if not (path / "cpu.stat").exists():
         path.rmdir()
         return None
     return path
+
+
+def _remove_orphans(base: Path) -> None:
+    """The empty cgroups of workers that died mid-job (killed, so their cleanup never ran). One whose
+    maker's pid was reused stays until that pid is free again; one that still holds processes stays too."""
+    for stale in base.glob("job-*-*"):
+        maker = stale.name.split("-")[1]
+        if maker.isdigit() and not os.path.exists(f"/proc/{maker}"):
+            try:
+                stale.rmdir()
+            except OSError:
+                pass
 
 
 def add(path: Path, pids: list[int]) -> None:

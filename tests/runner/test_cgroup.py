@@ -14,17 +14,21 @@ from runner import cgroup
 WORKLOAD = """
 import os, signal, sys, time
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+burnt_r, burnt_w = os.pipe()
 for _ in range(3):
     if os.fork() == 0:
         t = time.process_time()
         while time.process_time() - t < 0.2:
             pass
+        os.write(burnt_w, b"x")
         os._exit(0)
 if os.fork() == 0:
     if os.fork() == 0:
         time.sleep(600)
     os._exit(0)
-time.sleep(1.5)
+burnt = 0
+while burnt < 3:
+    burnt += len(os.read(burnt_r, 3))
 print("done", flush=True)
 time.sleep(600)
 """
@@ -38,7 +42,9 @@ def test_the_cpu_time_of_children_the_kernel_reaped_is_counted_and_nothing_outli
         cgroup.add(path, [proc.pid])  # before it forks: python takes far longer to start
         assert proc.stdout is not None and proc.stdout.readline() == "done\n"
         assert cgroup.cpu_seconds(path) >= 0.6  # the three children, long reaped
-        live = cgroup.pids(path)
+        deadline = time.monotonic() + 5
+        while len(live := cgroup.pids(path)) > 2 and time.monotonic() < deadline:
+            time.sleep(0.01)  # the children are still exiting
         assert proc.pid in live and len(live) == 2, live  # and the orphan, whose parent is gone
         cgroup.remove(path)
         assert not path.exists()
@@ -66,3 +72,21 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_dead_workers_empty_cgroup_is_removed_by_the_next_job(job_cgroups):
+    """A worker killed mid-job never ran its cleanup: the next job's create() removes what it left."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    base = cgroup.parent()
+    assert base is not None
+    stale = base / f"job-{gone.pid}-deadbeef"
+    stale.mkdir()
+    path = cgroup.create()
+    try:
+        assert path is not None and not stale.exists()
+    finally:
+        if path:
+            cgroup.remove(path)
+        if stale.exists():
+            stale.rmdir()
