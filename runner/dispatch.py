@@ -128,8 +128,10 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
     # On a CPU the judge charges the contestant's CPU time from the job's cgroup where the host gives one
-    # (runner/cgroup.py). A container's judge cannot see the host's cgroups: it reads /proc.
-    job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name != "docker" else None
+    # (runner/cgroup.py), under bubblewrap only: there the contestant runs as a uid that cannot write the
+    # cgroup files, so it cannot leave. Unisolated (`none`) it keeps uid 0 and could move itself out, to be
+    # charged nothing; a container's judge cannot see the host's cgroups. Both read /proc.
+    job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name == "bwrap" else None
     try:
         os.chmod(job_dir, 0o755)
         (job_dir / spec.filename).write_text(spec.source)

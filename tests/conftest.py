@@ -55,16 +55,23 @@ def _judges_only_where_marked(request, monkeypatch):
 
 @pytest.fixture
 def job_cgroups():
-    """The judge charges CPU time from the job's cgroup (runner/cgroup.py), which needs a writable cgroup v2
-    hierarchy: root on most hosts. Skips, naming what is missing, where there is none; fails under CI."""
+    """The judge charges CPU time from the job's cgroup (runner/cgroup.py) under bubblewrap, which needs a
+    writable cgroup v2 hierarchy: root on most hosts. Skips, naming what is missing, where there is none;
+    fails under CI."""
     import os
+    import shutil
 
     from runner import cgroup
 
     made = cgroup.create()
+    why = ""
     if made is None:
         why = f"no writable cgroup v2 hierarchy here ({cgroup.parent()}; the worker needs root for one)"
-        if os.environ.get("CI"):
-            pytest.fail(why)
+    else:
+        cgroup.remove(made)
+        if not shutil.which("bwrap"):
+            why = "bubblewrap is not installed (apt-get install bubblewrap): only its jobs get a cgroup"
+    if why and os.environ.get("CI"):
+        pytest.fail(why)
+    if why:
         pytest.skip(why)
-    cgroup.remove(made)

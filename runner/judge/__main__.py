@@ -119,6 +119,8 @@ def run_job(
     report.env["contestant_threads"] = judge.threads
     if spec.device == "cpu":
         report.env["cpu_time_from"] = "cgroup" if judge.cgroup else "proc"
+        if judge.cgroup_refused:
+            report.env["cgroup_refused"] = judge.cgroup_refused
     if not math.isfinite(report.score_s or 0.0):
         report.score_s = None
     return report

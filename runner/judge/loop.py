@@ -81,6 +81,7 @@ class Judge:
         self.cgroup: Path | None = (
             None  # the job's cgroup once the contestant's processes are in it (runner/cgroup.py)
         )
+        self.cgroup_refused: str | None = None  # why they could not be moved into it, for the report
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
         self.check_costs: list[float] = []  # and to check each call
         self.profiling = spec.mode == Mode.PROFILE
@@ -119,8 +120,8 @@ class Judge:
             try:
                 cgroup.add(self.job.cgroup, self.frozen)
                 self.cgroup = self.job.cgroup
-            except OSError:
-                pass  # not allowed here after all: the CPU time is read from /proc
+            except OSError as exc:  # not allowed here after all: the CPU time is read from /proc
+                self.cgroup_refused = f"the job's cgroup refused the contestant's processes: {exc}"
         if self.device == "cpu":
             self.calibrate()
         self._thaw()

@@ -9,11 +9,12 @@ import time
 
 from runner import cgroup
 
-# Three children that each burn 0.2 s of CPU and are reaped by the kernel (SIGCHLD ignored), and a grandchild
-# orphaned by its parent's exit; then the process waits to be killed.
+# Once told to go (it is in the cgroup by then), three children that each burn 0.2 s of CPU and are reaped by
+# the kernel (SIGCHLD ignored), and a grandchild orphaned by its parent's exit; then it waits to be killed.
 WORKLOAD = """
 import os, signal, sys, time
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+sys.stdin.readline()
 burnt_r, burnt_w = os.pipe()
 for _ in range(3):
     if os.fork() == 0:
@@ -37,10 +38,15 @@ time.sleep(600)
 def test_the_cpu_time_of_children_the_kernel_reaped_is_counted_and_nothing_outlives_removal(job_cgroups):
     path = cgroup.create()
     assert path is not None
-    proc = subprocess.Popen([sys.executable, "-c", WORKLOAD], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WORKLOAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
-        cgroup.add(path, [proc.pid])  # before it forks: python takes far longer to start
-        assert proc.stdout is not None and proc.stdout.readline() == "done\n"
+        cgroup.add(path, [proc.pid])
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("go\n")  # only now may it fork: its children are born in the cgroup
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "done\n"
         assert cgroup.cpu_seconds(path) >= 0.6  # the three children, long reaped
         deadline = time.monotonic() + 5
         while len(live := cgroup.pids(path)) > 2 and time.monotonic() < deadline:
@@ -80,13 +86,17 @@ def test_a_dead_workers_empty_cgroup_is_removed_by_the_next_job(job_cgroups):
     gone.wait()
     base = cgroup.parent()
     assert base is not None
-    stale = base / f"job-{gone.pid}-deadbeef"
+    stale = base / cgroup.job_name(gone.pid)
+    elsewhere = base / f"job-1-{gone.pid}-deadbeef"  # the same pid in another pid namespace: not ours
     stale.mkdir()
+    elsewhere.mkdir()
     path = cgroup.create()
     try:
         assert path is not None and not stale.exists()
+        assert elsewhere.exists()
     finally:
         if path:
             cgroup.remove(path)
-        if stale.exists():
-            stale.rmdir()
+        for made in (stale, elsewhere):
+            if made.exists():
+                made.rmdir()

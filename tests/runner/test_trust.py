@@ -132,34 +132,43 @@ def test_work_done_twice_on_two_threads_costs_twice(problem):
     assert min(ratios.values()) >= 1.2, ratios
 
 
-def test_work_in_a_child_the_kernel_reaps_is_charged(job_cgroups):
+@pytest.mark.parametrize("attack", ["AUTOREAPED_WORKER", "CGROUP_ESCAPE"])
+def test_work_in_a_child_the_kernel_reaps_is_charged(job_cgroups, attack):
     """The child computes the product eight times and the parent only forks and waits: the windows cost what
-    the child used, at least four times an honest call (read from /proc they cost the fork: 1 to 3 times)."""
-    honest = judge("matmul", "", **CHARGED)
-    report = judge("matmul", attacks.AUTOREAPED_WORKER, **CHARGED)
+    the child used, at least four times an honest call (read from /proc they cost the fork: 1 to 3 times),
+    also where every process first tries to leave the job's cgroup."""
+    honest = judge("matmul", "", sandbox="bwrap", **CHARGED)
+    report = judge("matmul", getattr(attacks, attack), sandbox="bwrap", **CHARGED)
     assert report.verdict == "passed" and report.env["cpu_time_from"] == "cgroup", describe(report)
     once = {c.id: c.stats.cpu_median for c in timed(honest)}
     ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
     assert min(ratios.values()) >= 4, ratios
 
 
+def test_an_unisolated_contestant_gets_no_cgroup_it_could_leave(job_cgroups):
+    """Without a sandbox the contestant keeps uid 0 and could write itself out of a cgroup: the judge reads
+    /proc instead, and says so."""
+    report = judge("vectoradd", "", sandbox="none")
+    assert report.verdict == "passed" and report.env["cpu_time_from"] == "proc", describe(report)
+
+
 def test_a_helper_killed_inside_a_window_takes_nothing_off_its_charge(job_cgroups):
     """Helpers worked at import and are killed, one per call, by a kernel that does its work twice on two
     threads: the windows still cost both threads' work (read from /proc, each killed helper's CPU time came
     off the window's, and the charge fell to nothing)."""
-    honest = judge("matmul", "", **CHARGED)
-    report = judge("matmul", attacks.VANISHING_HELPERS, **CHARGED)
+    honest = judge("matmul", "", sandbox="bwrap", **CHARGED)
+    report = judge("matmul", attacks.VANISHING_HELPERS, sandbox="bwrap", **CHARGED)
     assert report.verdict == "passed" and report.env["cpu_time_from"] == "cgroup", describe(report)
     once = {c.id: c.stats.cpu_median for c in timed(honest)}
     first = timed(report)[0]  # the calls that killed the helpers
     assert first.stats.cpu_median >= 1.2 * once[first.id], (first.id, first.stats, once)
 
 
-def test_without_a_cgroup_the_cpu_time_is_read_from_proc_and_still_charged(monkeypatch):
+def test_without_a_cgroup_the_cpu_time_is_read_from_proc_and_still_charged(job_cgroups, monkeypatch):
     """Where the host gives no cgroup, the judge reads the tree's CPU time from /proc and says so."""
     monkeypatch.setenv("RUNNER_CGROUP_PARENT", "/proc/no-cgroups-here")
-    once = {c.id: c.stats.cpu_median for c in timed(judge("matmul", "", **CHARGED))}
-    report = judge("matmul", attacks.IN_CALL_THREAD, **CHARGED)
+    once = {c.id: c.stats.cpu_median for c in timed(judge("matmul", "", sandbox="bwrap", **CHARGED))}
+    report = judge("matmul", attacks.IN_CALL_THREAD, sandbox="bwrap", **CHARGED)
     assert report.verdict == "passed" and report.env["cpu_time_from"] == "proc", describe(report)
     ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
     assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
