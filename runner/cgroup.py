@@ -11,8 +11,8 @@ ones reaped since included, and lists every live process whatever its parentage.
 So execute() makes one per job under RUNNER_CGROUP_PARENT (default: `kernelboard` at the root of the cgroup
 v2 hierarchy), the judge moves the contestant's processes into it before the submission is imported (their
 children are born in it and cannot leave it: the sandbox has no cgroup file system, and the files are
-root's), charges each window from its `cpu.stat` and stops every process it lists, and execute() removes it
-after the job with whatever is left in it. A host without a writable cgroup v2 hierarchy (no root, a
+root's), charges each window from its `cpu.stat`, freezes it between windows (`cgroup.freeze`), and
+execute() removes it after the job with whatever is left in it. A host without a writable cgroup v2 hierarchy (no root, a
 container, cgroup v1 only) gives none: the judge then reads /proc and the report says so.
 """
 
@@ -58,7 +58,7 @@ def create() -> Path | None:
     except OSError:
         return None
     _remove_orphans(base)
-    if not (path / "cpu.stat").exists():
+    if not ((path / "cpu.stat").exists() and (path / "cgroup.freeze").exists()):
         path.rmdir()
         return None
     return path
@@ -95,6 +95,22 @@ def add(path: Path, pids: list[int]) -> None:
                 f.write(str(pid))  # one pid per write: the kernel reads one
         except ProcessLookupError:
             pass  # it ended meanwhile
+
+
+def freeze(path: Path, timeout: float = 2.0) -> None:
+    """Freeze every process in the cgroup (the cgroup v2 freezer) and wait until all are frozen. Raises
+    TimeoutError past `timeout`. Unlike SIGSTOP, which any SIGCONT undoes (one from a timer the submission
+    armed included), nothing a frozen process arranged can wake it, and it covers processes forked meanwhile."""
+    (path / "cgroup.freeze").write_text("1")
+    deadline = time.monotonic() + timeout
+    while "frozen 1" not in (path / "cgroup.events").read_text().splitlines():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} did not freeze within {timeout:g} s")
+        time.sleep(0.0001)
+
+
+def thaw(path: Path) -> None:
+    (path / "cgroup.freeze").write_text("0")
 
 
 def pids(path: Path) -> list[int]:

@@ -6,7 +6,10 @@ and stays in this tree, on every backend: nothing of the job can leave what is f
 
 Between windows the judge writes fresh inputs and reads the outputs. With the whole tree stopped
 (SIGSTOP) meanwhile, a thread of the submission can neither start on inputs before the clock starts, nor
-change an output after it stopped. Read from /proc, which the contestant cannot fake.
+change an output after it stopped. Read from /proc, which the contestant cannot fake. A SIGCONT undoes a
+SIGSTOP, and the submission can arrange one (a timer): the judge charges the CPU time the tree used while
+stopped to the next window, and where the job has a cgroup it freezes with the cgroup's freezer instead,
+which nothing the tree arranged can undo (runner/cgroup.py).
 
 Inside a window, extra threads or processes could still share the work across more cores than the job's
 thread allowance. So a window costs at least the CPU time the tree used in it divided by the allowance
@@ -23,6 +26,9 @@ import time
 from collections.abc import Sequence
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+FREEZE_FAILED = "the submission's processes could not be stopped between timed windows"
 
 
 class FreezeError(Exception):
@@ -96,11 +102,12 @@ def _signal(pids: list[int], sig: int) -> None:
 
 def freeze(known: Sequence[int] = (), timeout: float = 2.0) -> list[int]:
     """Stop every process below this one and wait until every thread has stopped; a process forked while
-    the tree was being stopped is stopped too. The `known` pids (the last freeze's) are stopped first, at
-    once, before the tree is walked again for new ones. Returns the pids. Raises FreezeError past
-    `timeout`."""
+    the tree was being stopped is stopped too. The `known` pids (the last freeze's) still in the tree are
+    stopped first, at once, before the tree is walked again for new ones: one that left it has ended, and
+    its pid may be another process's by now. Returns the pids. Raises FreezeError past `timeout`."""
     deadline = time.monotonic() + timeout
-    pids = [p for p in known if os.path.exists(f"/proc/{p}")]
+    tree = set(descendants())
+    pids = [p for p in known if p in tree]
     _signal(pids, signal.SIGSTOP)
     while True:
         new = [p for p in descendants() if p not in pids]
@@ -110,7 +117,7 @@ def freeze(known: Sequence[int] = (), timeout: float = 2.0) -> list[int]:
         pids += new
         if time.monotonic() > deadline:
             _signal(pids, signal.SIGKILL)
-            raise FreezeError("the submission's processes could not be stopped between timed windows")
+            raise FreezeError(FREEZE_FAILED)
         if not new:
             time.sleep(0.0001)
 

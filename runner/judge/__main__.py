@@ -119,6 +119,7 @@ def run_job(
     report.env["contestant_threads"] = judge.threads
     if spec.device == "cpu":
         report.env["cpu_time_from"] = "cgroup" if judge.cgroup else "proc"
+        report.env["cpu_while_frozen_s"] = round(judge.cpu_while_frozen_s, 6)
         if judge.cgroup_refused:
             report.env["cgroup_refused"] = judge.cgroup_refused
     if not math.isfinite(report.score_s or 0.0):

@@ -7,6 +7,7 @@ checks every output, and times the contestant with its own monotonic clock aroun
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from collections.abc import Callable
@@ -82,6 +83,9 @@ class Judge:
             None  # the job's cgroup once the contestant's processes are in it (runner/cgroup.py)
         )
         self.cgroup_refused: str | None = None  # why they could not be moved into it, for the report
+        self._cpu_frozen: tuple[float, set[int]] | None = None  # the tree's CPU reading when last frozen
+        self._unseen_cpu_s = 0.0  # CPU time it used while frozen, charged to the next window
+        self.cpu_while_frozen_s = 0.0  # all of it, for the report
         self.generate_costs: list[float] = []  # seconds the judge took to make each call's inputs
         self.check_costs: list[float] = []  # and to check each call
         self.profiling = spec.mode == Mode.PROFILE
@@ -116,12 +120,19 @@ class Judge:
         self._freeze()
         if self.device == "cpu" and self.job.cgroup:
             # Nothing of the submission has run yet: every process now in the tree is the runtime's, and
-            # every one the submission makes is born in the cgroup.
+            # every one the submission makes is born in the cgroup. From here the cgroup's freezer holds
+            # them: the SIGSTOP that stopped them now is lifted, and the CPU time is counted afresh.
             try:
                 cgroup.add(self.job.cgroup, self.frozen)
+                cgroup.freeze(self.job.cgroup)
+                freeze.thaw(self.frozen)
+                cgroup.freeze(self.job.cgroup)  # once every woken process is back in the freezer
                 self.cgroup = self.job.cgroup
-            except OSError as exc:  # not allowed here after all: the CPU time is read from /proc
+                self._cpu_frozen = self._cpu_now()
+            except (OSError, TimeoutError) as exc:  # not allowed here after all: SIGSTOP and /proc
                 self.cgroup_refused = f"the job's cgroup refused the contestant's processes: {exc}"
+                with contextlib.suppress(OSError):
+                    cgroup.thaw(self.job.cgroup)  # still stopped by SIGSTOP
         if self.device == "cpu":
             self.calibrate()
         self._thaw()
@@ -137,27 +148,41 @@ class Judge:
         return freeze.thread_count(freeze.descendants())
 
     def _freeze(self) -> None:
-        if self.device == "cpu" and self.contestant:
-            try:
+        """Stop the contestant's whole tree (CPU only): with the job's cgroup, its freezer, which holds every
+        process it lists whatever its parent and whatever signals it arranged; else SIGSTOP along the tree."""
+        if self.device != "cpu" or not self.contestant:
+            return
+        try:
+            if self.cgroup:
+                cgroup.freeze(self.cgroup)
+                self.frozen = cgroup.pids(self.cgroup)
+            else:
                 self.frozen = freeze.freeze(self.frozen)
-                if self.cgroup:
-                    self._stop_what_the_walk_missed(self.cgroup)
-            except freeze.FreezeError as exc:
-                raise Stop(Verdict.FAILED, str(exc)) from None
+        except TimeoutError:
+            raise Stop(Verdict.FAILED, freeze.FREEZE_FAILED) from None
+        except freeze.FreezeError as exc:
+            raise Stop(Verdict.FAILED, str(exc)) from None
+        self._cpu_frozen = self._cpu_now()
 
-    def _stop_what_the_walk_missed(self, job_cgroup: Path) -> None:
-        """The walk of the tree can miss a process whose parent ended during it; the cgroup lists every
-        process of the job, whatever its parent."""
-        for _ in range(100):
-            missed = [p for p in cgroup.pids(job_cgroup) if p not in self.frozen]
-            if not missed:
-                return
-            self.frozen = freeze.freeze(self.frozen + missed)
-        raise freeze.FreezeError("the submission's processes could not be stopped between timed windows")
-
-    def _thaw(self) -> None:
-        if self.frozen:
+    def _thaw(self) -> tuple[float, set[int]] | None:
+        """Let the frozen tree run again. Returns its CPU reading at that moment. SIGSTOP does not hold a
+        tree that arranged SIGCONTs for itself (a timer can send them), and without the cgroup's freezer
+        it may work while the judge lays out inputs: the CPU time it used while frozen is charged to the
+        next window (found by an attack review; the cgroup's freezer leaves it none)."""
+        if self.device != "cpu":
+            return None
+        now = None
+        if self._cpu_frozen is not None:  # else the freeze failed: the run is stopping
+            now = self._cpu_now()
+            leaked = max(0.0, now[0] - self._cpu_frozen[0])
+            self._unseen_cpu_s += leaked
+            self.cpu_while_frozen_s += leaked
+            self._cpu_frozen = None
+        if self.cgroup:
+            cgroup.thaw(self.cgroup)
+        else:
             freeze.thaw(self.frozen)  # the pids stay known: the next freeze stops them first
+        return now
 
     # ---- one case -----------------------------------------------------------------------------------
 
@@ -444,15 +469,16 @@ class Judge:
     ) -> tuple[float, float, float, dict]:
         """Thaw the frozen tree, time one command's round trip, freeze it again. Returns (seconds on the
         clock, CPU seconds of the whole tree, seconds thawed off the clock, the reply)."""
-        before = self._cpu_now()
         thawed = time.perf_counter_ns()
-        self._thaw()
+        before = self._thaw()
+        assert before is not None, "a window starts frozen"
         t0 = time.perf_counter_ns()
         reply = self.contestant.request(command, timeout, what)
         elapsed = (time.perf_counter_ns() - t0) * 1e-9
         self._freeze()
         outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed
-        return elapsed, self._cpu_since(before), outside, reply
+        unseen, self._unseen_cpu_s = self._unseen_cpu_s, 0.0
+        return elapsed, self._cpu_since(before) + unseen, outside, reply
 
     def _cpu_now(self) -> tuple[float, set[int]]:
         """The contestant's CPU seconds so far, with the pids alive where they were read from /proc."""

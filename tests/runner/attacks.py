@@ -195,6 +195,46 @@ _os.fork = _escaping_fork
 """
 )
 
+# A helper that keeps waking itself with SIGCONT (three kernel timers) while the judge has the tree stopped,
+# and works whenever it finds the kernel's process stopped (state T): SIGSTOP holds nothing that arranged a
+# SIGCONT for itself, so this work is done between windows, while the judge lays out the next inputs, where
+# nothing used to charge it. The kernel is the honest one.
+WORKS_WHILE_FROZEN = (
+    WRAP
+    + """
+import ctypes as _ctypes
+import os as _os
+import signal as _signal
+import time as _time
+
+_KERNEL = _os.getpid()
+if _os.fork() == 0:
+    _signal.signal(_signal.SIGCONT, lambda *_: None)  # handled, so the kernel keeps delivering it
+    _libc = _ctypes.CDLL(None, use_errno=True)
+    _timers = []
+    for _i in range(3):
+        _event = (_ctypes.c_byte * 64)()  # struct sigevent: sigev_signo at 8, sigev_notify at 12
+        _ctypes.c_int.from_buffer(_event, 8).value = _signal.SIGCONT
+        _ctypes.c_int.from_buffer(_event, 12).value = 0  # SIGEV_SIGNAL
+        _timer = _ctypes.c_void_p()
+        if _libc.timer_create(1, _event, _ctypes.byref(_timer)) == 0:  # CLOCK_MONOTONIC
+            _timers.append((_timer, (_ctypes.c_long * 4)(0, 1_000_000, 0, 300_000 * (_i + 1))))
+    while True:
+        for _timer, _spec in _timers:  # a SIGSTOP discards a pending timer signal: arm them again
+            _libc.timer_settime(_timer, 0, _spec, None)
+        try:
+            with open(f"/proc/{_KERNEL}/stat") as _f:
+                _state = _f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            _os._exit(0)
+        if _state in ("T", "t"):
+            _t = _time.process_time()
+            while _time.process_time() - _t < 0.002:
+                pass
+        _os.kill(_os.getpid(), _signal.SIGSTOP)
+"""
+)
+
 # Helpers that burn CPU at import, off the clock, then wait; the kernel reaps them by itself (SIGCHLD
 # ignored). Each call kills one: read from /proc, a window then loses the helper's whole CPU time, which
 # cancels the window's charge and lets extra threads work for free.
