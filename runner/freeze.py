@@ -7,15 +7,9 @@ and stays in this tree, on every backend: nothing of the job can leave what is f
 Between windows the judge writes fresh inputs and reads the outputs. With the whole tree stopped
 (SIGSTOP) meanwhile, a thread of the submission can neither start on inputs before the clock starts, nor
 change an output after it stopped. Read from /proc, which the contestant cannot fake. A SIGCONT undoes a
-SIGSTOP, and the submission can arrange one (a timer): the judge charges the CPU time the tree used while
-stopped to the next window, and where the job has a cgroup it freezes with the cgroup's freezer instead,
-which nothing the tree arranged can undo (runner/cgroup.py).
-
-Inside a window, extra threads or processes could still share the work across more cores than the job's
-thread allowance. So a window costs at least the CPU time the tree used in it divided by the allowance
-(`cpu_seconds`: the kernel's own accounting of every process, with the threads that ended, at nanosecond
-resolution): on a CPU, parallel work beyond the allowance buys nothing. That accounting misses children the
-kernel reaps by itself; where the host gives one, the judge reads the job's cgroup instead (runner/cgroup.py).
+SIGSTOP, and the submission can arrange one (a timer): an honest tree shows no CPU time at all between a
+freeze and the next thaw, so the judge fails a run whose tree does; where the job has a cgroup it freezes
+with the cgroup's freezer instead, which nothing the tree arranged can undo (runner/cgroup.py).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, 
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
 WARMUP_CALLS = 3  # untimed calls per timed case
 OFF_CLOCK_SPIN_S = 0.001  # the least off-clock time the allowed threads past the first may spin for
+RAN_WHILE_STOPPED_S = 50e-6  # CPU time a tree stopped by SIGSTOP may show between freeze and thaw: honest, 0
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
@@ -132,7 +133,8 @@ class Judge:
             except (OSError, TimeoutError) as exc:  # not allowed here after all: SIGSTOP and /proc
                 self.cgroup_refused = f"the job's cgroup refused the contestant's processes: {exc}"
                 with contextlib.suppress(OSError):
-                    cgroup.thaw(self.job.cgroup)  # still stopped by SIGSTOP
+                    cgroup.thaw(self.job.cgroup)
+                self._freeze()  # SIGSTOP holds it again, whichever step failed
         if self.device == "cpu":
             self.calibrate()
         self._thaw()
@@ -164,20 +166,34 @@ class Judge:
             raise Stop(Verdict.FAILED, str(exc)) from None
         self._cpu_frozen = self._cpu_now()
 
-    def _thaw(self) -> tuple[float, set[int]] | None:
-        """Let the frozen tree run again. Returns its CPU reading at that moment. SIGSTOP does not hold a
-        tree that arranged SIGCONTs for itself (a timer can send them), and without the cgroup's freezer
-        it may work while the judge lays out inputs: the CPU time it used while frozen is charged to the
-        next window (found by an attack review; the cgroup's freezer leaves it none)."""
+    def _thaw(self, check: bool = True) -> tuple[float, set[int]] | None:
+        """Let the frozen tree run again. Returns its CPU reading at that moment.
+
+        SIGSTOP does not hold a tree that arranged SIGCONTs for itself (a timer can send them), which could
+        then work while the judge lays out inputs (found by an attack review). The cgroup's freezer holds
+        it; the microseconds its signals still cost it there are charged to the next window. Under SIGSTOP
+        /proc cannot see everything such a tree does (a child born and reaped by the kernel while it was
+        stopped), but an honest tree cannot run at all while stopped: CPU time used, or a process gone, in
+        that time ends the run `failed` (with `check`; the run's last thaw does not look)."""
         if self.device != "cpu":
             return None
-        now = None
+        now, ran = None, ""
         if self._cpu_frozen is not None:  # else the freeze failed: the run is stopping
             now = self._cpu_now()
             leaked = max(0.0, now[0] - self._cpu_frozen[0])
             self._unseen_cpu_s += leaked
             self.cpu_while_frozen_s += leaked
+            gone = self._cpu_frozen[1] - now[1]
+            if not self.cgroup and (leaked > RAN_WHILE_STOPPED_S or gone):
+                ran = f"{leaked * 1e3:.2f} ms of CPU time" + (
+                    f", {len(gone)} process(es) ended" if gone else ""
+                )
             self._cpu_frozen = None
+        if ran and check:
+            raise Stop(
+                Verdict.FAILED,
+                f"the submission's processes ran while the judge had them stopped between timed windows ({ran})",
+            )
         if self.cgroup:
             cgroup.thaw(self.cgroup)
         else:
@@ -553,7 +569,7 @@ class Judge:
                 )
                 self._skip_rest(rest[1:], "skipped: the run stopped")
         finally:
-            self._thaw()
+            self._thaw(check=False)
             if self.contestant:
                 self.contestant.close()
         report.cases = self.cases
