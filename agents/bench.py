@@ -112,22 +112,30 @@ def print_table(unit_s: float | None, results: list[dict]) -> None:
     )
     for method in methods:
         rows = [r for r in results if r["method"] == method]
-        cells = "  ".join(
-            f"{(r['speedup'] or 0):.2f}x/{(r.get('confirmed_speedup') or 0):.2f}x" for r in rows
-        )
-        print(
-            f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / "
+        cells = "  ".join(f"{(r['speedup'] or 0):.2f}x/{_confirmed(r)}" for r in rows)
+        head_to_head = (
             f"{_geomean(r.get('confirmed_speedup') for r in rows):.2f}x"
+            if all("confirmed_speedup" in r for r in rows)
+            else "not confirmed"
         )
+        print(f"{method:>18}  {cells}  {_geomean(r['speedup'] for r in rows):.2f}x / {head_to_head}")
     if "ttt-discover" in methods and "best-of-n" in methods:
         by_seed = {(r["method"], r["seed"]): r for r in results}
         both = [s for s in seeds if ("ttt-discover", s) in by_seed and ("best-of-n", s) in by_seed]
         for key, what in (("speedup", "as searched"), ("confirmed_speedup", "head to head")):
+            judged = [s for s in both if all(key in by_seed[m, s] for m in ("ttt-discover", "best-of-n"))]
             wins = sum(
                 (by_seed["ttt-discover", s].get(key) or 0) > (by_seed["best-of-n", s].get(key) or 0)
-                for s in both
+                for s in judged
             )
-            print(f"TTT-Discover beats best-of-N on {wins} of {len(both)} seeds ({what})")
+            print(f"TTT-Discover beats best-of-N on {wins} of {len(judged)} seeds ({what})")
+
+
+def _confirmed(row: dict) -> str:
+    """A row's head-to-head speed-up: '-' where it was not confirmed, 'none' where its best never passed."""
+    if "confirmed_speedup" not in row:
+        return "-"
+    return f"{row['confirmed_speedup']:.2f}x" if row["confirmed_speedup"] else "none"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,6 +82,20 @@ def test_the_table_counts_wins_only_on_seeds_both_methods_ran(capsys):
     assert "TTT-Discover beats best-of-N on 0 of 1 seeds (head to head)" in out
 
 
+def test_runs_not_yet_confirmed_are_shown_as_such_and_not_counted_head_to_head(capsys):
+    from agents.bench import print_table
+
+    rows = [  # --no-confirm: searched only
+        {"method": "ttt-discover", "seed": 2, "speedup": 1.46},
+        {"method": "best-of-n", "seed": 2, "speedup": 1.35},
+    ]
+    print_table(0.004, rows)
+    out = capsys.readouterr().out
+    assert "1.46x/-" in out and "1.46x / not confirmed" in out
+    assert "TTT-Discover beats best-of-N on 1 of 1 seeds (as searched)" in out
+    assert "TTT-Discover beats best-of-N on 0 of 0 seeds (head to head)" in out
+
+
 def test_confirm_only_without_saved_results_says_what_to_run_first(tmp_path, capsys):
     import pytest
 
