@@ -17,6 +17,7 @@ that has an account in /etc/passwd is never used.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import pwd
@@ -75,7 +76,8 @@ def acquire() -> Lease:
         except BlockingIOError:
             os.close(fd)
             continue
-        if not kill_all(uid):  # a lease starts clean, whatever a crashed worker left behind
+        # A lease starts clean, whatever a crashed worker left behind: no process, no key.
+        if not kill_all(uid) or not clear_keyrings(uid):
             os.close(fd)
             continue
         return Lease(uid, fd)
@@ -83,6 +85,46 @@ def acquire() -> Lease:
     raise RuntimeError(
         f"every sandbox uid ({r.start}-{r.stop - 1}) is in use by a running job; raise RUNNER_SANDBOX_UID_COUNT"
     )
+
+
+# keyctl(2): the system call's number on the architectures the runner meets; the operations used.
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_GET_PERSISTENT, KEYCTL_CLEAR = 22, 7
+KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -2, -4, -5
+
+
+def clear_keyrings(uid: int) -> bool:
+    """Empty the kernel keyrings that belong to uid and outlive its processes: its user keyring, its user
+    session keyring and its persistent keyring. A job could otherwise leave keys there for the next job
+    leased the same uid (where the contestant shares the host's user namespace: the unshare fallback; bwrap
+    gives each job a user namespace, and so keyrings, of its own; docker's seccomp profile refuses keyctl).
+    Done by a child that takes the uid, the one way to reach another user's keyrings. True when done, or
+    where there is no keyctl to clear with."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return True
+    pid = os.fork()
+    if pid == 0:  # the child: only system calls through the libc already loaded, then _exit
+        try:
+            import ctypes
+
+            keyctl = ctypes.CDLL(None, use_errno=True).syscall
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            persistent = keyctl(number, KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_PROCESS_KEYRING)
+            rings = [KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING] + (
+                [persistent] if persistent > 0 else []
+            )
+            for ring in rings:
+                if keyctl(number, KEYCTL_CLEAR, ring) != 0:
+                    # A kernel built without keys has none to leave behind.
+                    os._exit(0 if ctypes.get_errno() in (errno.ENOSYS, errno.EOPNOTSUPP) else 1)
+            os._exit(0)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def _uids_of(pid: str) -> tuple[set[int], str]:

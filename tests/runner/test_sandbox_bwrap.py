@@ -2,6 +2,7 @@
 inherited socket work through bubblewrap, that nothing of a job outlives it and the next starts clean, the
 uid leases, the unshare fallback, and the limits named in verdicts. tests/hostile runs the attacks."""
 
+import ctypes
 import json
 import os
 import shutil
@@ -201,6 +202,83 @@ def test_the_unshare_fallback_isolates_and_says_so(own_sandbox_space, monkeypatc
     report = execute(JobSpec(problem="vectoradd", source=escape, sandbox="bwrap", call_s=30))
     assert report.verdict == "error" and "Network is unreachable" in report.message, report.message
     assert uids.leftovers() == {} and uids.leased() == []
+
+
+SYS_ADD_KEY = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
+SYS_KEYCTL = uids.SYS_KEYCTL[os.uname().machine]
+
+# Job one leaves a key in each keyring of its uid that outlives its processes; job two, leased the same uid,
+# looks for them. Under the unshare fallback the contestant shares the host's user namespace, where those
+# keyrings persist: a channel from one job to the next (found by a review of what outlives a job).
+LEAVES_KEYS = f"""
+import ctypes, torch
+syscall = ctypes.CDLL(None, use_errno=True).syscall
+persistent = syscall({SYS_KEYCTL}, 22, -1, -2)
+for ring in (-4, -5, persistent):
+    assert syscall({SYS_ADD_KEY}, b"user", b"kb-carry", b"job one", 7, ring) > 0, ctypes.get_errno()
+
+def custom_kernel(data):
+    A, B, C = data
+    return torch.add(A, B, out=C)
+"""
+FINDS_NO_KEYS = f"""
+import ctypes, torch
+syscall = ctypes.CDLL(None, use_errno=True).syscall
+persistent = syscall({SYS_KEYCTL}, 22, -1, -2)
+found = [r for r in (-4, -5, persistent) if syscall({SYS_KEYCTL}, 10, r, b"user", b"kb-carry", 0) > 0]
+if found:
+    raise RuntimeError(f"keys of an earlier job in keyrings {{found}}")
+
+def custom_kernel(data):
+    A, B, C = data
+    return torch.add(A, B, out=C)
+"""
+
+
+def _as_uid(uid: int, call) -> int:
+    """call() in a child that runs as uid: its result is the child's exit status."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os._exit(int(call()))
+        except BaseException:
+            os._exit(99)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (dedicated uids)")
+def test_a_leased_uid_starts_with_empty_keyrings(own_sandbox_space):
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    lease = uids.acquire()
+    uid = lease.uid
+    assert _as_uid(uid, lambda: syscall(SYS_ADD_KEY, b"user", b"kb-carry", b"x", 1, -4) <= 0) == 0
+    assert _as_uid(uid, lambda: syscall(SYS_KEYCTL, 10, -4, b"user", b"kb-carry", 0) > 0) == 1  # it is there
+    lease.release()
+    again = uids.acquire()
+    try:
+        assert again.uid == uid
+        assert _as_uid(uid, lambda: syscall(SYS_KEYCTL, 10, -4, b"user", b"kb-carry", 0) > 0) == 0
+    finally:
+        again.release()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")),
+    reason="the unshare fallback needs root and util-linux",
+)
+@pytest.mark.judge
+@pytest.mark.parametrize("tool", ["unshare", "bwrap"])
+def test_no_key_of_one_job_reaches_the_next(own_sandbox_space, monkeypatch, tool):
+    if tool == "bwrap" and not shutil.which("bwrap"):
+        pytest.skip("needs bubblewrap")
+    monkeypatch.setenv("RUNNER_SANDBOX_TOOL", tool)
+    one = execute(JobSpec(problem="vectoradd", source=LEAVES_KEYS, sandbox="bwrap", call_s=30))
+    assert one.verdict == "passed", one.message + one.logs[-2000:]
+    two = execute(JobSpec(problem="vectoradd", source=FINDS_NO_KEYS, sandbox="bwrap", call_s=30))
+    assert two.verdict == "passed", two.message + two.logs[-2000:]
 
 
 def test_a_missing_bubblewrap_is_an_error_in_the_operators_words(own_sandbox_space, monkeypatch):
