@@ -17,6 +17,7 @@ that has an account in /etc/passwd is never used.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
@@ -103,12 +104,10 @@ def clear_keyrings(uid: int) -> bool:
     number = SYS_KEYCTL.get(os.uname().machine)
     if number is None:
         return True
+    keyctl = ctypes.CDLL(None, use_errno=True).syscall  # resolved here: the child only makes system calls
     pid = os.fork()
-    if pid == 0:  # the child: only system calls through the libc already loaded, then _exit
+    if pid == 0:
         try:
-            import ctypes
-
-            keyctl = ctypes.CDLL(None, use_errno=True).syscall
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
