@@ -18,7 +18,7 @@ from typing import Any
 from runner import freeze
 from runner.channel import Channel, ChannelClosed, ProtocolError, sealed_memfd
 from runner.limits import Limits
-from runner.sandbox import Job, get_sandbox
+from runner.sandbox import Job, get_sandbox, stem
 from runner.spec import Verdict
 
 LOG_KEEP = 32 * 1024  # bytes of the contestant's output kept at each end of the log
@@ -97,6 +97,7 @@ class Contestant:
         self.proc = self.sandbox.start(
             job, ["-m", "runner.contestant", str(theirs.fileno())], (theirs.fileno(),), write_end
         )
+        stem.discard()  # a served judge's stem that this backend did not take
         os.close(write_end)
         theirs.close()
         self.log = ContestantLog(read_end, limits.output_bytes, self.kill)

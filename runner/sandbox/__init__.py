@@ -128,6 +128,7 @@ class Sandbox:
 
     name = "none"
     isolated = False
+    served = False  # judges forked from runner/forkserver.py instead of started as `python -m runner.judge`
 
     @property
     def note(self) -> str:
@@ -150,19 +151,24 @@ class Sandbox:
         import json
         import threading
 
-        from runner import leash
+        from runner import forkserver, leash
 
         held = leash.leash_s()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "runner.judge"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=RUNNER_ROOT,
-            start_new_session=True,
-            preexec_fn=die_with_parent,  # a worker killed mid-run takes its judge with it
-        )
+        parent = os.getpid()
+        if self.served and forkserver.enabled():
+            proc = forkserver.spawn(env)
+            parent = proc.parent  # the server's waiter, which kills the judge when this process goes
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "runner.judge"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=RUNNER_ROOT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,  # a worker killed mid-run takes its judge with it
+            )
         stdin = proc.stdin
         assert stdin is not None  # stdin=PIPE
         out, err = bytearray(), bytearray()
@@ -173,7 +179,7 @@ class Sandbox:
         for reader in readers:
             reader.start()
         try:
-            line = json.dumps({**request, "leash_s": held, "parent": os.getpid()} if held else request)
+            line = json.dumps({**request, "leash_s": held, "parent": parent} if held else request)
             try:
                 stdin.write(line.encode() + b"\n")
                 stdin.flush()

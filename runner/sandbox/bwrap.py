@@ -27,11 +27,12 @@ import os
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from runner.sandbox import RUNNER_ROOT, Job, Sandbox, contestant_env, die_with_parent, rlimits, uids
+from runner.sandbox import RUNNER_ROOT, Job, Sandbox, contestant_env, die_with_parent, rlimits, stem, uids
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
 TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")  # on merged-/usr systems, links into /usr
@@ -241,6 +242,12 @@ class BwrapSandbox(Sandbox):
         self._lease: uids.Lease | None = None
 
     @property
+    def served(self) -> bool:
+        """Judges come from the fork server, and contestants from their stems, where bubblewrap runs
+        with a leased uid (root): joining the sandbox's namespaces takes root (runner/sandbox/stem.py)."""
+        return self.tool == "bwrap" and uids.can_switch_uid()
+
+    @property
     def note(self) -> str:
         who = (
             f"a dedicated uid ({uids.uid_range().start}-{uids.uid_range().stop - 1}) leased for the job"
@@ -305,7 +312,9 @@ class BwrapSandbox(Sandbox):
             )
         return owner
 
-    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
+    def start(
+        self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int, python: str = sys.executable
+    ) -> subprocess.Popen | ForkedContestant:
         uid = self.job_uid(job)
         inside_uid = uid if uid is not None else os.getuid()
         if not (job.dir / ".sandbox-etc" / "passwd").exists():
@@ -314,6 +323,12 @@ class BwrapSandbox(Sandbox):
         if uid is not None:  # counted per uid: the job's own processes and threads only (root is exempt
             # from it, so unshare, which must start as root to mount, is bound once setpriv changed the uid)
             limits.append((resource.RLIMIT_NPROC, (job.limits.processes, job.limits.processes)))
+        env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
+        env.update(USER=USER_NAME, LOGNAME=USER_NAME)
+        if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant"]:
+            forked = stem.take()  # a served judge's stem (runner/forkserver.py): no interpreter to start
+            if forked is not None:
+                return self._start_from_stem(forked, job, uid, limits, env, pass_fds[0], stdout)
         stage = None
         if self.tool == "bwrap":
             if uid is not None:
@@ -322,13 +337,12 @@ class BwrapSandbox(Sandbox):
                 job,
                 argv,
                 uid=inside_uid,
+                python=python,
                 bwrap=shutil.which("bwrap") or "bwrap",
                 staged=stage.paths if stage else None,
             )
         else:
-            command = unshare_argv(job, argv, uid=inside_uid)
-        env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
-        env.update(USER=USER_NAME, LOGNAME=USER_NAME)
+            command = unshare_argv(job, argv, uid=inside_uid, python=python)
 
         def pre_exec() -> None:
             if stage is not None and uid is not None:  # a stage exists only for a leased uid
@@ -351,6 +365,90 @@ class BwrapSandbox(Sandbox):
             start_new_session=True,
             preexec_fn=pre_exec,
         )
+
+    def _start_from_stem(
+        self, forked: stem.Stem, job: Job, uid: int, limits, env: dict[str, str], control_fd: int, stdout: int
+    ) -> ForkedContestant:
+        """The sandbox made by bwrap exactly as for an exec'd contestant, with `sleep` as its program (the
+        holder); the stem joins it and forks the contestant there (runner/sandbox/stem.py)."""
+        sleep = shutil.which("sleep") or "/usr/bin/sleep"
+        holder = self.start(job, ["infinity"], (), subprocess.DEVNULL, python=sleep)
+        inside = _wait_for_program(holder, "sleep")
+        stem.become(
+            forked,
+            {"holder": inside, "uid": uid, "dir": str(job.dir), "env": env, "rlimits": limits},
+            control_fd,
+            stdout,
+        )
+        return ForkedContestant(forked.pid, holder)
+
+
+def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30.0) -> int:
+    """The pid of the holder's program once bwrap has built the sandbox and exec'd it."""
+    import time
+
+    from runner import freeze
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for pid in freeze.descendants(holder.pid):
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().strip() == comm:
+                        return pid
+            except OSError:
+                pass
+        if holder.poll() is not None:
+            raise RuntimeError(f"bubblewrap exited with status {holder.returncode} before the sandbox was up")
+        time.sleep(0.001)
+    holder.kill()
+    raise RuntimeError(f"bubblewrap did not start the sandbox within {timeout_s:g} s")
+
+
+class ForkedContestant:
+    """A contestant forked by the stem, seen from the judge like the Popen of an exec'd one. The stem is
+    the judge's child and exits with the contestant's status (128+N for a death by signal N, as bwrap's
+    reaper reports it); the holder's sandbox goes when the contestant does."""
+
+    def __init__(self, pid: int, holder: subprocess.Popen):
+        self.pid, self.holder = pid, holder
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                pid, status = self.pid, 0
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                self.returncode = -(code - 128) if 128 < code < 128 + 65 else code
+                self.holder.kill()
+                self.holder.wait()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.0005
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("runner.contestant", timeout or 0)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+        self.holder.kill()  # and with bwrap the whole pid namespace: whatever the contestant forked
 
 
 class _Stage:

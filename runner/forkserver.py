@@ -1,0 +1,255 @@
+"""Judges forked from a process that imported torch ahead of the jobs, so that a job pays no interpreter
+start-up and no `import torch` (issue 15, part 4; docs/sandbox.md, "The fork server", has the threats).
+
+    caller (execute())                fork server (one per calling process, started once)
+      spawn(env) ── fds over SCM_RIGHTS ──> fork: waiter ── fork: judge (its own session)
+                  <── judge pid, waiter pid, exit status ── on the job's own socket
+
+The server holds nothing of any job: it receives four descriptors and a byte, never the request, the key
+or the environment, so a judge forked later finds nothing of an earlier job in the memory it inherits.
+What the job needs reaches the judge directly: its environment as the first line of its stdin, the
+request (secret seed and key) as the second. A served judge forks the contestant's stem first of all
+(runner/sandbox/stem.py), before it reads either line: the stem, and the contestant it becomes, inherit a
+memory that never held a secret.
+
+The waiter reports the judge's pid and exit status, and kills the judge's process group when the caller's
+end of the job socket closes (the caller died or gave up). The server dies with the thread that started
+it; the next spawn starts another.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+
+from runner.sandbox import MALLOC_TUNABLES, RUNNER_ROOT, die_with_parent
+
+# What the server process itself starts with. It is also what a contestant forked from it finds in
+# /proc/self/environ (the block a process is started with), so nothing of the platform's goes in: the
+# judge's own environment arrives per job on its stdin. The two settings that glibc and OpenMP read only
+# when a process starts are the contestant's (runner/sandbox: contestant_env).
+SERVER_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "PYTHONPATH": str(RUNNER_ROOT),
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+    "GOMP_SPINCOUNT": "10000",
+    "GLIBC_TUNABLES": MALLOC_TUNABLES,
+}
+
+
+def enabled() -> bool:
+    """RUNNER_FORKSERVER=0 turns it off (every judge then starts as `python -m runner.judge`)."""
+    return os.environ.get("RUNNER_FORKSERVER", "1") != "0"
+
+
+# ---- the caller's side ------------------------------------------------------------------------------
+
+
+class ServedJudge:
+    """A judge forked by the server, with the parts of subprocess.Popen that run_judge uses."""
+
+    def __init__(self, control: socket.socket, stdin, stdout, stderr, pid: int, parent: int):
+        self.control, self.stdin, self.stdout, self.stderr = control, stdin, stdout, stderr
+        self.pid, self.parent = pid, parent
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.control.settimeout(timeout)
+            try:
+                data = _recv_exact(self.control, 4)
+            except TimeoutError:
+                raise subprocess.TimeoutExpired("runner.judge", timeout) from None
+            except (ConnectionError, EOFError):  # the waiter died: the judge was killed with it
+                self.returncode = -signal.SIGKILL
+            else:
+                self.returncode = struct.unpack("<i", data)[0]
+            self.control.close()
+        return self.returncode
+
+
+class Server:
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        self.sock = ours
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "runner.forkserver", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            env=SERVER_ENV,
+            cwd=RUNNER_ROOT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        theirs.close()
+        if _recv_exact(self.sock, 5) != b"ready":
+            raise RuntimeError("the judge's fork server did not start")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, env: dict[str, str]) -> ServedJudge:
+        ours, theirs = socket.socketpair()
+        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr as (read, write)
+        given = [theirs.fileno(), pipes[0][0], pipes[1][1], pipes[2][1]]
+        try:
+            socket.send_fds(self.sock, [b"j"], given)
+        finally:
+            for fd in given:
+                os.close(fd) if fd != theirs.fileno() else theirs.close()
+        stdin = os.fdopen(pipes[0][1], "wb")
+        stdout, stderr = os.fdopen(pipes[1][0], "rb"), os.fdopen(pipes[2][0], "rb")
+        try:
+            pid, parent = struct.unpack("<ii", _recv_exact(ours, 8))
+        except (ConnectionError, EOFError):
+            for f in (stdin, stdout, stderr):
+                f.close()
+            ours.close()
+            raise RuntimeError("the judge's fork server did not start a judge") from None
+        stdin.write(json.dumps(env).encode() + b"\n")
+        stdin.flush()
+        return ServedJudge(ours, stdin, stdout, stderr, pid, parent)
+
+
+_servers: dict[int, Server] = {}
+_lock = threading.Lock()
+
+
+def spawn(env: dict[str, str]) -> ServedJudge:
+    """A judge for one job, forked from this process's server (started on first use, again if it died)."""
+    with _lock:
+        server = _servers.get(os.getpid())
+        for attempt in (1, 2):
+            if server is None or not server.alive():
+                server = _servers[os.getpid()] = Server()
+            try:
+                return server.spawn(env)
+            except (OSError, RuntimeError):
+                if attempt == 2:
+                    raise
+                server = None  # it died between jobs: start another once
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+# ---- the server's side -------------------------------------------------------------------------------
+
+
+def serve(fd: int) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of the same uid reads this one's memory
+    # What every judge and contestant would import first; nothing here runs a torch operation, so no
+    # thread pool exists to be lost in a fork.
+    import torch  # noqa: F401
+
+    import runner.contestant  # noqa: F401
+    import runner.envinfo  # noqa: F401
+    import runner.judge.__main__  # noqa: F401
+    import runner.judge.loop  # noqa: F401
+    import runner.sandbox.stem  # noqa: F401
+
+    sock = socket.socket(fileno=fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel
+    sock.sendall(b"ready")
+    while True:
+        try:
+            _msg, fds, _flags, _addr = socket.recv_fds(sock, 1, 4)
+        except (ConnectionError, OSError):
+            return
+        if not _msg:
+            return  # the caller is gone
+        if len(fds) != 4:
+            for f in fds:
+                os.close(f)
+            continue
+        if os.fork() == 0:
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                sock.close()
+                _waiter(*fds)
+            finally:
+                os._exit(0)
+        for f in fds:
+            os.close(f)
+
+
+def _waiter(control_fd: int, stdin: int, stdout: int, stderr: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    pid = os.fork()
+    if pid == 0:
+        control.close()
+        os.setsid()
+        for i, f in enumerate((stdin, stdout, stderr)):
+            os.dup2(f, i)
+        os.closerange(3, 1 << 16)
+        _judge()
+        os._exit(70)  # not reached
+    for f in (stdin, stdout, stderr):
+        os.close(f)
+    control.sendall(struct.pack("<ii", pid, os.getpid()))
+    pidfd = os.pidfd_open(pid)
+    while True:
+        ready, _, _ = select.select([control, pidfd], [], [])
+        if pidfd in ready:
+            _, status = os.waitpid(pid, 0)
+            try:
+                control.sendall(struct.pack("<i", os.waitstatus_to_exitcode(status)))
+            except OSError:
+                pass
+            return
+        if not control.recv(1):  # the caller closed its end: the job is over or abandoned
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+
+def _judge() -> None:
+    """The forked judge: as `python -m runner.judge`, once the stem is forked and the environment set."""
+    from runner.judge import __main__ as judge_main
+    from runner.sandbox import stem
+
+    stem.fork()  # first: nothing of the job is in this process yet
+    line = b""
+    while not line.endswith(b"\n"):  # read byte by byte: the request after it is the judge's to read
+        byte = os.read(0, 1)
+        if not byte:
+            os._exit(71)
+        line += byte
+    os.environ.clear()
+    os.environ.update(json.loads(line))
+    try:
+        judge_main.main()
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
