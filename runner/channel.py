@@ -22,6 +22,10 @@ import struct
 from typing import Any
 
 MAX_REPLY = 1 << 20  # a contestant's reply is a line of status, never data
+# Keys in one object of a reply. A judge forked from the fork server shares its string-hash secret with
+# the contestant (runner/forkserver.py), so a contestant could send keys that all collide, and a dict of
+# n such keys takes n^2 steps to build: objects are kept small, and checked before any dict is built.
+MAX_KEYS = 256
 
 
 class ChannelClosed(Exception):
@@ -94,7 +98,9 @@ class Channel:
         finally:
             self.sock.settimeout(None)
         try:
-            reply = json.loads(raw)
+            reply = json.loads(raw, object_pairs_hook=_small_object)
+        except TooManyKeys as exc:
+            raise ProtocolError(f"a reply with {exc}") from None
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested too deeply to read
             raise ProtocolError(f"a reply that is not a JSON object ({type(exc).__name__})") from None
         if not isinstance(reply, dict):
@@ -102,3 +108,13 @@ class Channel:
         if reply.get("nonce") != self.nonce:
             raise ProtocolError("a reply that does not answer the judge's last command")
         return reply
+
+
+class TooManyKeys(ValueError):
+    pass
+
+
+def _small_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) > MAX_KEYS:
+        raise TooManyKeys(f"an object of {len(pairs):,} keys (at most {MAX_KEYS})")
+    return dict(pairs)
