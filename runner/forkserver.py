@@ -62,13 +62,26 @@ class ServedJudge:
         self.pid, self.parent = pid, parent
         self.returncode: int | None = None
 
+    def poll(self) -> int | None:
+        try:
+            return self.wait(0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        for kill in (os.killpg, os.kill):  # its process group: whatever it started, the contestant too
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
             self.control.settimeout(timeout)
             try:
                 data = _recv_exact(self.control, 4)
-            except TimeoutError:
-                raise subprocess.TimeoutExpired("runner.judge", timeout) from None
+            except (TimeoutError, BlockingIOError):  # BlockingIOError: a timeout of 0
+                raise subprocess.TimeoutExpired("runner.judge", timeout or 0.0) from None
             except (ConnectionError, EOFError):  # the waiter died: the judge was killed with it
                 self.returncode = -signal.SIGKILL
             else:
@@ -98,6 +111,7 @@ class Server:
         return self.proc.poll() is None
 
     def spawn(self, env: dict[str, str]) -> ServedJudge:
+        """One judge, waiting for its request on its stdin (the environment line is written here)."""
         ours, theirs = socket.socketpair()
         pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr as (read, write)
         given = [theirs.fileno(), pipes[0][0], pipes[1][1], pipes[2][1]]
@@ -128,15 +142,13 @@ def spawn(env: dict[str, str]) -> ServedJudge:
     """A judge for one job, forked from this process's server (started on first use, again if it died)."""
     with _lock:
         server = _servers.get(os.getpid())
-        for attempt in (1, 2):
-            if server is None or not server.alive():
-                server = _servers[os.getpid()] = Server()
+        if server is not None and server.alive():
             try:
                 return server.spawn(env)
             except (OSError, RuntimeError):
-                if attempt == 2:
-                    raise
-                server = None  # it died between jobs: start another once
+                pass  # it died between jobs: start another, once
+        server = _servers[os.getpid()] = Server()
+        return server.spawn(env)
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -207,8 +219,9 @@ def _waiter(control_fd: int, stdin: int, stdout: int, stderr: int) -> None:
         os.close(f)
     control.sendall(struct.pack("<ii", pid, os.getpid()))
     pidfd = os.pidfd_open(pid)
+    watched = [control.fileno(), pidfd]
     while True:
-        ready, _, _ = select.select([control, pidfd], [], [])
+        ready, _, _ = select.select(watched, [], [])
         if pidfd in ready:
             _, status = os.waitpid(pid, 0)
             try:
@@ -222,6 +235,7 @@ def _waiter(control_fd: int, stdin: int, stdout: int, stderr: int) -> None:
                     kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+            watched = [pidfd]
 
 
 def _judge() -> None:

@@ -26,7 +26,7 @@ def main() -> None:
     source = load_problem(args.problem).templates["pytorch.py"]
     times: dict[str, list[float]] = {"forked": [], "exec": []}
     scores: dict[str, list[float]] = {"forked": [], "exec": []}
-    for block in range(args.blocks):
+    for _ in range(args.blocks):
         for way in ("forked", "exec"):
             os.environ["RUNNER_FORKSERVER"] = "1" if way == "forked" else "0"
             for i in range(args.per_block + 1):

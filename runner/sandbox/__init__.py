@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from runner.limits import Limits
 
@@ -52,6 +53,20 @@ class JudgeRun:
     err: bytes
     timed_out: bool = False
     returncode: int | None = None  # the judge's exit status (negative: killed by that signal)
+
+
+class Process(Protocol):
+    """A started process as the caller and the judge use it: subprocess.Popen, or a forked one
+    (runner/forkserver.py's ServedJudge, runner/sandbox/bwrap.py's ForkedContestant)."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
 
 
 # Called with each piece of the judge's stdout as it arrives (execute() reads the case frames off it), from
@@ -128,7 +143,6 @@ class Sandbox:
 
     name = "none"
     isolated = False
-    served = False  # judges forked from runner/forkserver.py instead of started as `python -m runner.judge`
 
     @property
     def note(self) -> str:
@@ -137,6 +151,10 @@ class Sandbox:
             "not isolated: the contestant ran as an ordinary child process without capabilities (sandbox "
             "none, for unit tests; refused in leaderboard mode)"
         )
+
+    def served(self) -> bool:
+        """Whether judges are forked from runner/forkserver.py instead of started as `python -m runner.judge`."""
+        return False
 
     def prepare(self, job_dir: Path) -> None:
         """Before the judge starts (in the calling process): set the job directory up for this backend.
@@ -155,7 +173,8 @@ class Sandbox:
 
         held = leash.leash_s()
         parent = os.getpid()
-        if self.served and forkserver.enabled():
+        proc: forkserver.ServedJudge | subprocess.Popen
+        if self.served() and forkserver.enabled():
             proc = forkserver.spawn(env)
             parent = proc.parent  # the server's waiter, which kills the judge when this process goes
         else:
@@ -205,7 +224,7 @@ class Sandbox:
             except (BrokenPipeError, OSError):
                 pass
 
-    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> subprocess.Popen:
+    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> Process:
         """In the judge: start `python argv...` as the contestant, in its own process group, with `pass_fds`
         inherited and its output on `stdout`."""
         limits = rlimits(job.limits, job.device)
@@ -241,7 +260,7 @@ def _drain(stream, into: bytearray, on_out: OnOut | None = None) -> None:
     stream.close()
 
 
-def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
+def _wait(proc: Process, timeout_s: float) -> bool:
     """True when it ran past timeout_s."""
     try:
         proc.wait(timeout=timeout_s)

@@ -32,7 +32,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runner.sandbox import RUNNER_ROOT, Job, Sandbox, contestant_env, die_with_parent, rlimits, stem, uids
+from runner.sandbox import (
+    RUNNER_ROOT,
+    Job,
+    Process,
+    Sandbox,
+    contestant_env,
+    die_with_parent,
+    rlimits,
+    stem,
+    uids,
+)
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
 TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")  # on merged-/usr systems, links into /usr
@@ -241,7 +251,6 @@ class BwrapSandbox(Sandbox):
         self.tool = tool
         self._lease: uids.Lease | None = None
 
-    @property
     def served(self) -> bool:
         """Judges come from the fork server, and contestants from their stems, where bubblewrap runs
         with a leased uid (root): joining the sandbox's namespaces takes root (runner/sandbox/stem.py)."""
@@ -312,23 +321,32 @@ class BwrapSandbox(Sandbox):
             )
         return owner
 
-    def start(
-        self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int, python: str = sys.executable
-    ) -> subprocess.Popen | ForkedContestant:
+    def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> Process:
         uid = self.job_uid(job)
-        inside_uid = uid if uid is not None else os.getuid()
-        if not (job.dir / ".sandbox-etc" / "passwd").exists():
-            _account_files(job.dir, inside_uid)
+        if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant"]:
+            forked = stem.take()  # a served judge's stem (runner/forkserver.py): no interpreter to start
+            if forked is not None:
+                return self._start_from_stem(forked, job, uid, pass_fds[0], stdout)
+        return self._launch(job, argv, pass_fds, stdout)
+
+    def _limits_and_env(self, job: Job, uid: int | None) -> tuple[list, dict[str, str]]:
         limits = rlimits(job.limits, job.device)
         if uid is not None:  # counted per uid: the job's own processes and threads only (root is exempt
             # from it, so unshare, which must start as root to mount, is bound once setpriv changed the uid)
             limits.append((resource.RLIMIT_NPROC, (job.limits.processes, job.limits.processes)))
         env = contestant_env(job, f"{RUNNER_ROOT}:{job.dir}")
         env.update(USER=USER_NAME, LOGNAME=USER_NAME)
-        if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant"]:
-            forked = stem.take()  # a served judge's stem (runner/forkserver.py): no interpreter to start
-            if forked is not None:
-                return self._start_from_stem(forked, job, uid, limits, env, pass_fds[0], stdout)
+        return limits, env
+
+    def _launch(
+        self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int, python: str = sys.executable
+    ) -> SandboxedProcess:
+        """`python argv...` in the job's sandbox, exec'd by bwrap (or the unshare fallback)."""
+        uid = self.job_uid(job)
+        inside_uid = uid if uid is not None else os.getuid()
+        if not (job.dir / ".sandbox-etc" / "passwd").exists():
+            _account_files(job.dir, inside_uid)
+        limits, env = self._limits_and_env(job, uid)
         stage = None
         if self.tool == "bwrap":
             if uid is not None:
@@ -367,12 +385,13 @@ class BwrapSandbox(Sandbox):
         )
 
     def _start_from_stem(
-        self, forked: stem.Stem, job: Job, uid: int, limits, env: dict[str, str], control_fd: int, stdout: int
+        self, forked: stem.Stem, job: Job, uid: int, control_fd: int, stdout: int
     ) -> ForkedContestant:
         """The sandbox made by bwrap exactly as for an exec'd contestant, with `sleep` as its program (the
         holder); the stem joins it and forks the contestant there (runner/sandbox/stem.py)."""
+        limits, env = self._limits_and_env(job, uid)
         sleep = shutil.which("sleep") or "/usr/bin/sleep"
-        holder = self.start(job, ["infinity"], (), subprocess.DEVNULL, python=sleep)
+        holder = self._launch(job, ["infinity"], (), subprocess.DEVNULL, python=sleep)
         inside = _wait_for_program(holder, "sleep")
         stem.become(
             forked,
@@ -432,12 +451,12 @@ class ForkedContestant:
 
         deadline = None if timeout is None else time.monotonic() + timeout
         delay = 0.0005
-        while self.poll() is None:
+        while (code := self.poll()) is None:
             if deadline is not None and time.monotonic() >= deadline:
                 raise subprocess.TimeoutExpired("runner.contestant", timeout or 0)
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
-        return self.returncode
+        return code
 
     def send_signal(self, sig: int) -> None:
         if self.returncode is None:

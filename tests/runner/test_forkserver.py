@@ -47,7 +47,7 @@ def run(source: str, **spec) -> object:
 
 # Checks at import: a violation raises, and the verdict says so.
 POWERLESS = (
-    '''
+    """
 import os, sys
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
 bad = {k: v.strip() for k, v in status.items() if k.startswith("Cap") and int(v, 16) != 0}
@@ -68,7 +68,7 @@ if os.environ.get("OMP_NUM_THREADS") != "1" or set(os.environ) - {
 import ctypes
 if ctypes.CDLL(None).unshare(0x10000000) == 0:  # CLONE_NEWUSER
     raise RuntimeError("it could make a user namespace")
-'''
+"""
     + CORRECT
 )
 
@@ -142,19 +142,17 @@ def test_a_forked_contestant_holds_no_secret_of_its_job_or_an_earlier_one(monkey
 
 # Draws from the global generators, which a server that imported them would have seeded once for all.
 DRAWS = (
-    '''
+    """
 import random
 import numpy.random
 print("DRAWN", random.getrandbits(64), numpy.random.randint(0, 2**62))
-'''
+"""
     + CORRECT
 )
 
 
 def test_each_contestant_draws_its_own_random_numbers():
-    drawn = [
-        line for _ in range(2) for line in run(DRAWS).logs.splitlines() if line.startswith("DRAWN")
-    ]
+    drawn = [line for _ in range(2) for line in run(DRAWS).logs.splitlines() if line.startswith("DRAWN")]
     assert len(drawn) == 2
     first, second = (line.split()[1:] for line in drawn)
     assert all(a != b for a, b in zip(first, second, strict=True)), drawn
