@@ -252,6 +252,7 @@ def _judge() -> None:
         line += byte
     os.environ.clear()
     os.environ.update(json.loads(line))
+    stem.reseed_torch()  # torch's generators are the server's, in every fork
     try:
         judge_main.main()
     except BaseException:

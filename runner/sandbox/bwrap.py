@@ -368,6 +368,7 @@ class BwrapSandbox(Sandbox):
                 os.setgroups([])
                 os.setgid(uid)
                 os.setuid(uid)
+            uids.join_fresh_session_keyring()  # not the worker's, which every job would share
             die_with_parent()  # after the uid change, which clears it
             for which, value in limits:
                 resource.setrlimit(which, value)

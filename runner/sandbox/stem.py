@@ -26,7 +26,7 @@ import signal
 import socket
 import sys
 
-from runner.sandbox import die_with_parent, drop_capabilities
+from runner.sandbox import die_with_parent, drop_capabilities, uids
 
 CLONE_NEWUSER = 0x10000000
 NAMESPACES = ("cgroup", "ipc", "net", "uts", "pid", "mnt")  # joined in this order, the user namespace after
@@ -171,6 +171,10 @@ def _check_powerless() -> None:
 def _contestant(order: dict, control_fd: int) -> None:
     try:
         _check_powerless()
+        # A session of its own, as bwrap's --new-session gives: in the stem's process group it could signal
+        # the stem, which lies outside its pid namespace (kill(0, sig) reaches every member of the group).
+        os.setsid()
+        uids.join_fresh_session_keyring()
         die_with_parent()  # set again: the uid change cleared it
         libc = ctypes.CDLL(None)
         libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE 1, as an exec'd contestant of its own uid is
@@ -199,7 +203,15 @@ def _contestant(order: dict, control_fd: int) -> None:
 
 def _reseed() -> None:
     """Every process forked from one server would draw the same numbers from a global generator seeded
-    when the server imported it. Python's `random` reseeds itself in a forked child; numpy's does not (the
-    server does not import numpy.random today: this keeps it so if it ever does)."""
+    when the server imported it. Python's `random` reseeds itself in a forked child; torch's and numpy's
+    do not (the server does not import numpy.random today: this keeps it so if it ever does)."""
+    reseed_torch()
     if "numpy.random" in sys.modules:
         sys.modules["numpy.random"].seed()
+
+
+def reseed_torch() -> None:
+    """torch's default generators, which the server seeded once for all its forks."""
+    import torch
+
+    torch.seed()

@@ -90,7 +90,7 @@ def acquire() -> Lease:
 
 # keyctl(2): the system call's number on the architectures the runner meets; the operations used.
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
-KEYCTL_GET_PERSISTENT, KEYCTL_CLEAR = 22, 7
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_GET_PERSISTENT, KEYCTL_CLEAR = 1, 22, 7
 KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -2, -4, -5
 
 
@@ -124,6 +124,20 @@ def clear_keyrings(uid: int) -> bool:
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
+
+
+def join_fresh_session_keyring() -> None:
+    """In the process that becomes a contestant, before any submission code: a new, empty session keyring
+    of its own. Otherwise it possesses the worker's session keyring (a service manager gives a worker one),
+    which every job would share whatever its uid and user namespace: a channel from one job to the next,
+    and a view of any key the platform keeps there (found 2026-12-06 by an attack review)."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return
+    if ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        err = ctypes.get_errno()
+        if err not in (errno.ENOSYS, errno.EOPNOTSUPP):  # no keyrings in this kernel: nothing to share
+            raise OSError(err, "joining a new session keyring failed")
 
 
 def _uids_of(pid: str) -> tuple[set[int], str]:

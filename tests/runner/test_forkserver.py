@@ -48,7 +48,11 @@ def run(source: str, **spec) -> object:
 # Checks at import: a violation raises, and the verdict says so.
 POWERLESS = (
     """
-import os, sys
+import os, signal, sys
+signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+os.kill(0, signal.SIGUSR1)  # its process group: itself only (in the stem's group it killed the stem)
+if os.getpgid(0) != os.getpid() or os.getsid(0) != os.getpid():
+    raise RuntimeError(f"process group {os.getpgid(0)}, session {os.getsid(0)}, pid {os.getpid()}")
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
 bad = {k: v.strip() for k, v in status.items() if k.startswith("Cap") and int(v, 16) != 0}
 if bad or status["NoNewPrivs"].strip() != "1":
@@ -144,8 +148,9 @@ def test_a_forked_contestant_holds_no_secret_of_its_job_or_an_earlier_one(monkey
 DRAWS = (
     """
 import random
+import torch
 import numpy.random
-print("DRAWN", random.getrandbits(64), numpy.random.randint(0, 2**62))
+print("DRAWN", random.getrandbits(64), numpy.random.randint(0, 2**62), torch.randint(0, 2**62, (1,)).item())
 """
     + CORRECT
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute, freeze
+from runner import JobSpec, execute, forkserver, freeze
 from runner.limits import limits_for, name_limit
 from runner.sandbox import RUNNER_ROOT, Job, get_sandbox, uids
 from runner.sandbox.bwrap import BwrapSandbox, bwrap_argv
@@ -214,7 +214,7 @@ LEAVES_KEYS = f"""
 import ctypes, torch
 syscall = ctypes.CDLL(None, use_errno=True).syscall
 persistent = syscall({SYS_KEYCTL}, 22, -1, -2)
-for ring in (-4, -5, persistent):
+for ring in (-3, -4, -5, persistent):
     assert syscall({SYS_ADD_KEY}, b"user", b"kb-carry", b"job one", 7, ring) > 0, ctypes.get_errno()
 
 def custom_kernel(data):
@@ -225,7 +225,7 @@ FINDS_NO_KEYS = f"""
 import ctypes, torch
 syscall = ctypes.CDLL(None, use_errno=True).syscall
 persistent = syscall({SYS_KEYCTL}, 22, -1, -2)
-found = [r for r in (-4, -5, persistent) if syscall({SYS_KEYCTL}, 10, r, b"user", b"kb-carry", 0) > 0]
+found = [r for r in (-3, -4, -5, persistent) if syscall({SYS_KEYCTL}, 10, r, b"user", b"kb-carry", 0) > 0]
 if found:
     raise RuntimeError(f"keys of an earlier job in keyrings {{found}}")
 
@@ -270,11 +270,21 @@ def test_a_leased_uid_starts_with_empty_keyrings(own_sandbox_space):
     reason="the unshare fallback needs root and util-linux",
 )
 @pytest.mark.judge
-@pytest.mark.parametrize("tool", ["unshare", "bwrap"])
+@pytest.mark.parametrize("tool", ["unshare", "bwrap", "bwrap-exec"])
 def test_no_key_of_one_job_reaches_the_next(own_sandbox_space, monkeypatch, tool):
-    if tool == "bwrap" and not shutil.which("bwrap"):
+    if tool.startswith("bwrap") and not shutil.which("bwrap"):
         pytest.skip("needs bubblewrap")
-    monkeypatch.setenv("RUNNER_SANDBOX_TOOL", tool)
+    monkeypatch.setenv("RUNNER_SANDBOX_TOOL", tool.removesuffix("-exec"))
+    monkeypatch.setenv("RUNNER_FORKSERVER", "0" if tool.endswith("-exec") else "1")
+    # A worker under a service manager has a session keyring, which every judge and contestant inherits
+    # (a key of job one there was found by job two, forked or exec'd, until contestants got one of their
+    # own). Give this process one, and a fork server started after it.
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    assert syscall(SYS_KEYCTL, 1, b"kb-worker-session") > 0, ctypes.get_errno()
+    server = forkserver._servers.pop(os.getpid(), None)
+    if server is not None:
+        server.proc.kill()
+        server.proc.wait()
     one = execute(JobSpec(problem="vectoradd", source=LEAVES_KEYS, sandbox="bwrap", call_s=30))
     assert one.verdict == "passed", one.message + one.logs[-2000:]
     two = execute(JobSpec(problem="vectoradd", source=FINDS_NO_KEYS, sandbox="bwrap", call_s=30))

@@ -196,15 +196,18 @@ def test_a_reply_is_one_small_object_that_answers_the_last_command():
     contestant.recv_command()
     contestant.send_reply({"ok": True, "outputs": [{"a": 1}] * 3})
     assert judge.recv_reply(5)["ok"] is True
-    # Keys that a contestant sharing the judge's hash secret could make collide: refused before a dict
-    # of them is built.
-    many = ", ".join(f'"k{i}": 0' for i in range(MAX_KEYS + 1))
-    judge.send_command({"op": "run"})
-    contestant.recv_command()
-    raw = answering(many)
-    contestant.sock.sendall(struct.pack("<I", len(raw)) + raw)
-    with pytest.raises(ProtocolError, match=f"keys \\(at most {MAX_KEYS}\\)"):
-        judge.recv_reply(5)
+    # Keys that a contestant sharing the judge's hash secret could make collide: refused before any is
+    # hashed, in one object or spread over many.
+    for body in (
+        ", ".join(f'"k{i}": 0' for i in range(MAX_KEYS + 1)),
+        '"many": [' + ", ".join(f'{{"k{i}" : 0}}' for i in range(MAX_KEYS)) + "]",
+    ):
+        judge.send_command({"op": "run"})
+        contestant.recv_command()
+        raw = answering(body)
+        contestant.sock.sendall(struct.pack("<I", len(raw)) + raw)
+        with pytest.raises(ProtocolError, match=f"keys \\(at most {MAX_KEYS:,}\\)"):
+            judge.recv_reply(5)
     with pytest.raises(ProtocolError, match="does not answer"):
         exchange(b'{"ok": true, "nonce": -1}')
     with pytest.raises(ProtocolError, match="JSON list"):
