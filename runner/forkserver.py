@@ -252,6 +252,9 @@ def _judge() -> None:
         line += byte
     os.environ.clear()
     os.environ.update(json.loads(line))
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):  # as an exec'd judge's sys.path
+        if entry and entry not in sys.path:
+            sys.path.append(entry)
     stem.reseed_torch()  # torch's generators are the server's, in every fork
     try:
         judge_main.main()

@@ -15,6 +15,7 @@ docs/sandbox.md says what each backend stops.
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -173,11 +174,16 @@ class Sandbox:
 
         held = leash.leash_s()
         parent = os.getpid()
-        proc: forkserver.ServedJudge | subprocess.Popen
+        proc: forkserver.ServedJudge | subprocess.Popen | None = None
         if self.served() and forkserver.enabled():
-            proc = forkserver.spawn(env)
-            parent = proc.parent  # the server's waiter, which kills the judge when this process goes
-        else:
+            try:
+                proc = forkserver.spawn(env)
+                parent = proc.parent  # the server's waiter, which kills the judge when this process goes
+            except (OSError, RuntimeError, EOFError):  # the job goes on, exec'd as without a server
+                logging.getLogger(__name__).exception(
+                    "the judge's fork server failed; the judge starts on its own"
+                )
+        if proc is None:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "runner.judge"],
                 stdin=subprocess.PIPE,

@@ -194,3 +194,13 @@ def test_without_the_server_the_contestant_is_exec_d(monkeypatch):
     monkeypatch.setenv("RUNNER_FORKSERVER", "0")
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
     assert "-m runner.contestant" in report.logs and "forkserver" not in report.logs
+
+
+def test_a_server_that_cannot_start_leaves_the_job_to_an_exec_d_judge(monkeypatch):
+    server = forkserver._servers.pop(os.getpid(), None)
+    if server is not None:
+        server.proc.kill()
+        server.proc.wait()
+    monkeypatch.setattr(forkserver, "RUNNER_ROOT", Path("/nonexistent/kernelboard"))  # a broken install
+    report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
+    assert "-m runner.contestant" in report.logs and os.getpid() not in forkserver._servers
