@@ -19,6 +19,7 @@ it; the next spawn starts another.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -113,24 +114,29 @@ class Server:
     def spawn(self, env: dict[str, str]) -> ServedJudge:
         """One judge, waiting for its request on its stdin (the environment line is written here)."""
         ours, theirs = socket.socketpair()
-        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr as (read, write)
-        given = [theirs.fileno(), pipes[0][0], pipes[1][1], pipes[2][1]]
+        (stdin_r, stdin_w), (stdout_r, stdout_w), (stderr_r, stderr_w) = os.pipe(), os.pipe(), os.pipe()
+        stdin, stdout, stderr = os.fdopen(stdin_w, "wb"), os.fdopen(stdout_r, "rb"), os.fdopen(stderr_r, "rb")
         try:
-            socket.send_fds(self.sock, [b"j"], given)
-        finally:
-            for fd in given:
-                os.close(fd) if fd != theirs.fileno() else theirs.close()
-        stdin = os.fdopen(pipes[0][1], "wb")
-        stdout, stderr = os.fdopen(pipes[1][0], "rb"), os.fdopen(pipes[2][0], "rb")
-        try:
+            try:
+                socket.send_fds(self.sock, [b"j"], [theirs.fileno(), stdin_r, stdout_w, stderr_w])
+            finally:
+                theirs.close()
+                for fd in (stdin_r, stdout_w, stderr_w):
+                    os.close(fd)
+            ours.settimeout(
+                60
+            )  # a server that forks nothing in a minute is broken: the caller goes on without
             pid, parent = struct.unpack("<ii", _recv_exact(ours, 8))
-        except (ConnectionError, EOFError):
-            for f in (stdin, stdout, stderr):
-                f.close()
-            ours.close()
-            raise RuntimeError("the judge's fork server did not start a judge") from None
-        stdin.write(json.dumps(env).encode() + b"\n")
-        stdin.flush()
+            ours.settimeout(None)
+            stdin.write(json.dumps(env).encode() + b"\n")
+            stdin.flush()
+        except (OSError, EOFError) as exc:
+            for f in (stdin, stdout, stderr, ours):
+                with contextlib.suppress(OSError):  # a stdin that could not be written cannot be flushed
+                    f.close()
+            raise RuntimeError(
+                f"the judge's fork server did not start a judge ({type(exc).__name__})"
+            ) from None
         return ServedJudge(ours, stdin, stdout, stderr, pid, parent)
 
 
