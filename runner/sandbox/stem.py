@@ -53,7 +53,7 @@ _stem: Stem | None = None
 def fork() -> None:
     """In a served judge, before it reads anything of its job."""
     global _stem
-    ours, theirs = socket.socketpair()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # the order arrives whole
     pid = os.fork()
     if pid == 0:
         ours.close()
@@ -86,7 +86,6 @@ def become(stem: Stem, order: dict, control_fd: int, out_fd: int) -> None:
 
 
 def _run(sock: socket.socket) -> None:
-    out_fd = -1
     try:
         os.setsid()  # its own process group, which the judge kills as a whole, and no terminal
         die_with_parent()
