@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute
+from runner import JobSpec, execute, forkserver
 from runner.problem import list_problems
+from runner.sandbox import get_sandbox
 from runner.timing import geometric_mean
 from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
@@ -73,6 +74,11 @@ def test_a_forged_report_never_passes(backend):
     if backend == "none":  # it can reach and kill the judge there: the run is its own error
         assert report.verdict == "error", describe(report)
         assert "without a valid report from the judge" in report.message, describe(report)
+    elif get_sandbox(backend).served() and forkserver.enabled():
+        # A contestant forked from the fork server has its parent outside its pid namespace: getppid()
+        # reads 0, and kill(0, SIGKILL) is its own process group (docs/sandbox.md, "The fork server").
+        assert report.verdict == "error", describe(report)
+        assert "killed by SIGKILL" in report.message, describe(report)
     else:  # a sandbox keeps it from the judge and its streams: the judge reports the honest kernel
         assert report.verdict == "passed", describe(report)
         assert all(c.stats and c.stats.median > 1e-6 for c in timed(report)), describe(report)
