@@ -11,6 +11,7 @@ backends this machine has; and their honest twins, which must pass unflagged.
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -121,21 +122,48 @@ def test_the_shared_arena_cannot_be_shrunk(problem):
 CHARGED = {"case_budget_s": 0.3}  # windows of many calls: thread start-up does not dominate them
 
 
+def charged_over_once(problem: str, attack: str, enough, *, read="median", **kw):
+    """Per timed case, what the attack's windows cost (`read`: the charge, or the CPU time) over an honest
+    run's CPU time per call.
+
+    The two runs are minutes of machine noise apart, and on a shared VM noise only ever adds time (stolen
+    cycles count as CPU time to the guest): one case's ratio of twice the work has been seen anywhere from
+    0.9 to 3.4. So where the first pair of runs does not show `enough`, up to two more pairs are run and each
+    side is read by its least reading per case, the one noise touched least. An uncharged attack reads
+    about 1.0 however often it is measured. Returns the ratios and the attack's last report."""
+    once: dict[str, float] = {}
+    charged: dict[str, float] = {}
+    for _ in range(3):
+        for case in timed(judge(problem, "", **kw)):
+            once[case.id] = min(once.get(case.id, math.inf), case.stats.cpu_median)
+        report = judge(problem, attack, **kw)
+        assert report.verdict == "passed", describe(report)
+        for case in timed(report):
+            charged[case.id] = min(charged.get(case.id, math.inf), getattr(case.stats, read))
+        ratios = {case: charged[case] / once[case] for case in charged}
+        if enough(ratios):
+            break
+    return ratios, report
+
+
+def near_twice(ratios: dict[str, float]) -> bool:
+    """The cases together in twice's neighbourhood (their geometric mean), each one clear of once."""
+    return (geometric_mean(list(ratios.values())) or 0) >= 1.5 and min(ratios.values()) >= 1.2
+
+
+def four_times(ratios: dict[str, float]) -> bool:
+    return min(ratios.values()) >= 4
+
+
 @pytest.mark.parametrize("problem", list_problems())
 def test_work_done_twice_on_two_threads_costs_twice(problem):
     """A window costs at least its CPU time over the allowance: doing the work twice at once on a second
     thread costs (nearly) twice the CPU time of doing it once. On an idle machine the wall clock alone would
-    show about once; on a busy one the two threads share a core and the wall clock shows it too.
-
-    The two runs are minutes of machine noise apart: one case's ratio has been seen anywhere from 1.5 to 2.9
-    (qr, whose Python loop holds the GIL). So the test holds the cases together to twice's neighbourhood
-    (their geometric mean) and each one clear of once (an uncharged helper would read about 1.0)."""
-    once = {c.id: c.stats.cpu_median for c in timed(judge(problem, "", **CHARGED))}
-    report = judge(problem, attacks.IN_CALL_THREAD, mode="leaderboard", **CHARGED)
-    assert report.verdict == "passed" and report.flags == [], describe(report)
-    ratios = {case.id: case.stats.median / once[case.id] for case in timed(report)}
-    assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
-    assert min(ratios.values()) >= 1.2, ratios
+    show about once; on a busy one the two threads share a core and the wall clock shows it too."""
+    ratios, report = charged_over_once(
+        problem, attacks.IN_CALL_THREAD, near_twice, mode="leaderboard", **CHARGED
+    )
+    assert near_twice(ratios) and report.flags == [], (ratios, describe(report))
 
 
 @pytest.mark.parametrize("attack", ["AUTOREAPED_WORKER", "CGROUP_ESCAPE"])
@@ -143,12 +171,11 @@ def test_work_in_a_child_the_kernel_reaps_is_charged(job_cgroups, attack):
     """The child computes the product eight times and the parent only forks and waits: the windows cost what
     the child used, at least four times an honest call (read from /proc they cost the fork: 1 to 3 times),
     also where every process first tries to leave the job's cgroup."""
-    honest = judge("matmul", "", sandbox="bwrap", **CHARGED)
-    report = judge("matmul", getattr(attacks, attack), sandbox="bwrap", **CHARGED)
-    assert report.verdict == "passed" and report.env["cpu_time_from"] == "cgroup", describe(report)
-    once = {c.id: c.stats.cpu_median for c in timed(honest)}
-    ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
-    assert min(ratios.values()) >= 4, ratios
+    ratios, report = charged_over_once(
+        "matmul", getattr(attacks, attack), four_times, read="cpu_median", sandbox="bwrap", **CHARGED
+    )
+    assert report.env["cpu_time_from"] == "cgroup", describe(report)
+    assert four_times(ratios), ratios
 
 
 def test_an_unisolated_contestant_gets_no_cgroup_it_could_leave(job_cgroups):
@@ -173,11 +200,11 @@ def test_a_helper_killed_inside_a_window_takes_nothing_off_its_charge(job_cgroup
 def test_without_a_cgroup_the_cpu_time_is_read_from_proc_and_still_charged(job_cgroups, monkeypatch):
     """Where the host gives no cgroup, the judge reads the tree's CPU time from /proc and says so."""
     monkeypatch.setenv("RUNNER_CGROUP_PARENT", "/proc/no-cgroups-here")
-    once = {c.id: c.stats.cpu_median for c in timed(judge("matmul", "", sandbox="bwrap", **CHARGED))}
-    report = judge("matmul", attacks.IN_CALL_THREAD, sandbox="bwrap", **CHARGED)
-    assert report.verdict == "passed" and report.env["cpu_time_from"] == "proc", describe(report)
-    ratios = {c.id: c.stats.cpu_median / once[c.id] for c in timed(report)}
-    assert (geometric_mean(list(ratios.values())) or 0) >= 1.5, ratios
+    ratios, report = charged_over_once(
+        "matmul", attacks.IN_CALL_THREAD, near_twice, read="cpu_median", sandbox="bwrap", **CHARGED
+    )
+    assert report.env["cpu_time_from"] == "proc", describe(report)
+    assert near_twice(ratios), ratios
 
 
 def test_work_done_while_stopped_is_held_by_the_cgroups_freezer_and_fails_under_sigstop(
