@@ -19,6 +19,7 @@ differs, and why it is safe, is in docs/sandbox.md ("The fork server").
 from __future__ import annotations
 
 import ctypes
+import importlib
 import json
 import os
 import resource
@@ -109,7 +110,13 @@ def _run(sock: socket.socket) -> None:
         os.close(control_fd)
         for i in (1, 2):
             os.dup2(0, i)  # the output pipe closes when the contestant's last copy does
-        code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        status = os.waitpid(child, 0)[1]
+        while os.WIFSTOPPED(status):
+            # Only a tracee reports a stop here: a contestant that made the stem its tracer
+            # (PTRACE_TRACEME) is killed, not left stopped or detached from its stem.
+            os.kill(child, signal.SIGKILL)
+            status = os.waitpid(child, 0)[1]
+        code = os.waitstatus_to_exitcode(status)
         os._exit(code if code >= 0 else 128 - code)
     except BaseException as exc:
         try:
@@ -184,6 +191,10 @@ def _contestant(order: dict, control_fd: int) -> None:
         os.environ.update(order["env"])
         sys.path.insert(0, order["dir"])  # where `python -m` puts the working folder
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # The server's import caches list host folders (its working folder's files among them): forget
+        # them, so that imports list only what the sandbox shows.
+        sys.path_importer_cache.clear()
+        importlib.invalidate_caches()
         _reseed()
         from runner import contestant
 

@@ -204,3 +204,24 @@ def test_a_server_that_cannot_start_leaves_the_job_to_an_exec_d_judge(monkeypatc
     monkeypatch.setattr(forkserver, "RUNNER_ROOT", Path("/nonexistent/kernelboard"))  # a broken install
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
     assert "-m runner.contestant" in report.logs and os.getpid() not in forkserver._servers
+
+
+TRACES_ITSELF = """
+import ctypes, signal
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG 0: it would outlive its stem
+if libc.ptrace(0, 0, 0, 0) != 0:  # PTRACE_TRACEME: its parent, the stem, becomes its tracer
+    raise OSError(ctypes.get_errno(), "PTRACE_TRACEME")
+signal.signal(signal.SIGUSR2, lambda *_: None)
+signal.raise_signal(signal.SIGUSR2)  # a stop its tracer sees, which would break a plain wait
+"""
+
+
+def test_a_contestant_that_makes_its_stem_its_tracer_is_killed():
+    """The stem's wait reports the tracee's stop: it kills the contestant and reports that, rather than
+    dying itself and leaving the contestant running detached from it."""
+    report = execute(JobSpec(problem="vectoradd", source=TRACES_ITSELF + CORRECT, sandbox="bwrap", call_s=30))
+    assert report.verdict == "error", report.message
+    assert "SIGKILL" in report.message and "sandbox launcher" not in report.logs, (
+        report.message + report.logs[-2000:]
+    )
