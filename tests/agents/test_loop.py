@@ -7,6 +7,7 @@ import pytest
 from agents.loop import ABLATIONS, Discovery, RunConfig, ablation, step_secret
 from agents.offline import OfflinePolicy
 from agents.programs import program_space
+from agents.verifier import Evaluation
 from tests.agents.synthetic import SyntheticVerifier
 
 
@@ -96,3 +97,44 @@ def test_resume_refuses_another_run(tmp_path):
 def test_config_round_trip():
     cfg = RunConfig(problem="trimul", steps=3, objective="expected")
     assert RunConfig.from_dict({**cfg.__dict__, "unknown": 1}) == cfg
+
+
+class LuckyFirstTime(SyntheticVerifier):
+    """Every candidate's first judging reads ten times faster than the program is; later ones read true.
+    `fail_again`: a second judging fails instead (a program that passes on one seed's inputs only)."""
+
+    def __init__(self, reference, fail_again=False):
+        super().__init__()
+        self.reference = reference  # reads true: the unit is right
+        self.seen: set[str] = set()
+        self.fail_again = fail_again
+
+    def evaluate(self, codes, secret_seed):
+        out = super().evaluate(codes, secret_seed)
+        for i, code in enumerate(codes):
+            if code == self.reference:
+                continue
+            if code not in self.seen and out[i].passed:
+                out[i] = Evaluation("passed", "", out[i].score_s / 10, out[i].reward * 10)
+            elif self.fail_again and out[i].passed:
+                out[i] = Evaluation("failed", "values differ from the reference", None)
+            self.seen.add(code)
+        return out
+
+
+def test_a_reading_that_would_lead_is_judged_again_and_the_worse_stands():
+    lucky = make(steps=4)
+    lucky.verifier = LuckyFirstTime(lucky.seed_sources[0][0])
+    best = lucky.run()
+    assert sum(r.confirmed for r in lucky.records) >= 1
+    assert best.reward < 5  # the true programs read about 1 to 3; a lucky first reading 10 to 30
+    for state in lucky.archive.states.values():
+        assert state.reward < 5, state.meta
+
+
+def test_a_candidate_that_fails_when_judged_again_is_a_failure():
+    run = make(steps=3)
+    run.verifier = LuckyFirstTime(run.seed_sources[0][0], fail_again=True)
+    best = run.run()
+    assert best.seed and all(s.seed or s.reward <= best.reward for s in run.archive.states.values())
+    assert sum(r.confirmed for r in run.records) >= 1
