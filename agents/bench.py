@@ -33,24 +33,34 @@ METHODS = ("ttt-discover", "best-of-n", "reuse-no-training")
 
 
 class SharedEvaluations:
-    """A verifier that judges each distinct code once and hands its measurement to every later asker."""
+    """A verifier that hands each run the readings of identical code that an earlier run already took: the
+    k-th time a run asks for a code it gets that code's k-th reading, judged when no run took it yet. (The
+    loop judges a code again when its first reading would lead the archive, and that second reading must be
+    a new measurement, not the first one handed back.)"""
 
     def __init__(self, inner: RunnerVerifier) -> None:
         self.inner = inner
-        self.memo: dict[str, Evaluation] = {}
+        self.readings: dict[str, list[Evaluation]] = {}
         self.unit_s = inner.unit_s
-        self.judged = 0  # candidates asked for by this run (reset per run)
+        self.new_run()
+
+    def new_run(self) -> None:
+        self.judged = 0  # candidates asked for by this run
+        self.asked: dict[str, int] = {}  # code -> readings this run has had
 
     def evaluate(self, codes: list[str], secret_seed: int) -> list[Evaluation]:
         self.judged += len(codes)
-        todo = [c for c in dict.fromkeys(codes) if c not in self.memo]
+        wanted = {c: self.asked.get(c, 0) for c in dict.fromkeys(codes)}
+        todo = [c for c, k in wanted.items() if len(self.readings.get(c, ())) <= k]
         for code, ev in zip(todo, self.inner.evaluate(todo, secret_seed), strict=True):
-            self.memo[code] = ev
+            self.readings.setdefault(code, []).append(ev)
         out = []
         for c in codes:
-            ev = self.memo[c]
+            ev = self.readings[c][wanted[c]]
             reward = (self.unit_s / ev.score_s) if ev.passed and self.unit_s else ev.reward
             out.append(Evaluation(ev.verdict, ev.message, ev.score_s, reward, ev.cases))
+        for c, k in wanted.items():
+            self.asked[c] = k + 1
         return out
 
 
@@ -213,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
             if shared is not None:
-                shared.judged = 0
+                shared.new_run()
             out_dir = Path(args.out) / f"{method}-seed{seed}" if args.out else None
             run = make_run(
                 args.problem,

@@ -1,6 +1,6 @@
 """The agent benchmark's head-to-head confirmation: the figures the targets are read from."""
 
-from agents.bench import confirm
+from agents.bench import SharedEvaluations, confirm
 from agents.programs import program_space
 from tests.agents.synthetic import SyntheticVerifier
 
@@ -107,3 +107,22 @@ def test_confirm_only_without_saved_results_says_what_to_run_first(tmp_path, cap
     assert f"no benchmark results in {tmp_path}: run the benchmark with --out {tmp_path} first" in (
         capsys.readouterr().err
     )
+
+
+def test_runs_share_readings_of_identical_code_but_a_second_ask_is_a_new_reading():
+    """Real synthetic judgings behind the sharing: the second run reuses the first run's readings, in the
+    order it asks for them; asking for a code again in one run (the loop's re-judging of a would-be best)
+    takes a new measurement."""
+    space = program_space("trimul", "cpu")
+    a, b = space.render(space.seed), space.render(space.chain(["product.form=hidden"]))
+    shared = SharedEvaluations(SyntheticVerifier(noise=0.5))
+    first = shared.evaluate([a, b, a], 1)
+    assert first[0].score_s == first[2].score_s and shared.inner.judged == 2
+    again = shared.evaluate([a], 2)
+    assert again[0].score_s != first[0].score_s and shared.inner.judged == 3
+    shared.new_run()
+    second_run = shared.evaluate([b, a], 3) + shared.evaluate([a], 4)
+    assert [e.score_s for e in second_run] == [first[1].score_s, first[0].score_s, again[0].score_s]
+    assert shared.inner.judged == 3
+    assert shared.evaluate([a], 5)[0].score_s not in {first[0].score_s, again[0].score_s}
+    assert shared.inner.judged == 4
