@@ -394,13 +394,21 @@ class BwrapSandbox(Sandbox):
         sleep = shutil.which("sleep") or "/usr/bin/sleep"
         holder = self._launch(job, ["infinity"], (), subprocess.DEVNULL, python=sleep)
         inside = _wait_for_program(holder, "sleep")
-        stem.become(
-            forked,
-            {"holder": inside, "uid": uid, "dir": str(job.dir), "env": env, "rlimits": limits},
-            control_fd,
-            stdout,
-        )
-        return ForkedContestant(forked.pid, holder)
+        reaper = _namespace_reaper(inside)
+        program = os.pidfd_open(inside)
+        try:
+            if not _is_program_of(inside, holder.pid):
+                raise RuntimeError("the sandbox's program ended before the contestant could join it")
+            stem.become(
+                forked,
+                {"uid": uid, "dir": str(job.dir), "env": env, "rlimits": limits},
+                program,
+                control_fd,
+                stdout,
+            )
+        finally:
+            os.close(program)
+        return ForkedContestant(forked.pid, holder, reaper)
 
 
 def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30.0) -> int:
@@ -425,13 +433,62 @@ def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30
     raise RuntimeError(f"bubblewrap did not start the sandbox within {timeout_s:g} s")
 
 
+def _is_program_of(pid: int, holder: int) -> bool:
+    """Whether `pid` is still the holder's program: checked after a pidfd was opened on it, so that the
+    pidfd holds that process and no other that took its pid."""
+    from runner import freeze
+
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip() == "sleep" and pid in freeze.descendants(holder)
+    except OSError:
+        return False
+
+
+def _namespace_reaper(pid: int) -> int:
+    """A pidfd on pid 1 of the pid namespace `pid` lives in (bwrap's init above its program), found by
+    walking up the parents. The holder's bwrap has not reaped it, so its pid is not yet anyone else's."""
+    while True:
+        with open(f"/proc/{pid}/status") as f:
+            status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        if status["NSpid"].split()[-1] == "1":
+            return os.pidfd_open(pid)
+        pid = int(status["PPid"])
+
+
+def _reap_sandbox_orphans() -> None:
+    """Reap this process's children that died inside a pid namespace below this one: a contestant whose
+    stem died before it, handed to the judge (a subreaper). The judge's other children live in its own
+    pid namespace, so their exit statuses stay for their owners."""
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                children = [int(pid) for pid in f.read().split()]
+        except OSError:
+            continue
+        for pid in children:
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+            except OSError:
+                continue
+            if status["State"].strip().startswith("Z") and len(status["NSpid"].split()) > 1:
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+
+
 class ForkedContestant:
     """A contestant forked by the stem, seen from the judge like the Popen of an exec'd one. The stem is
     the judge's child and exits with the contestant's status (128+N for a death by signal N, as bwrap's
-    reaper reports it); the holder's sandbox goes when the contestant does."""
+    reaper reports it). When it has, the sandbox is torn down before poll() reports it: the namespace's
+    pid 1 is killed and waited for, and the kernel lets pid 1 go only once every other process of its
+    namespace has, so nothing the contestant forked still runs when the judge reads it as gone (its last
+    look at the outputs is skipped then)."""
 
-    def __init__(self, pid: int, holder: subprocess.Popen):
-        self.pid, self.holder = pid, holder
+    def __init__(self, pid: int, holder: subprocess.Popen, reaper: int):
+        self.pid, self.holder, self.reaper = pid, holder, reaper  # reaper: a pidfd
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -442,10 +499,34 @@ class ForkedContestant:
                 pid, status = self.pid, 0
             if pid:
                 code = os.waitstatus_to_exitcode(status)
+                self._tear_down()
                 self.returncode = -(code - 128) if 128 < code < 128 + 65 else code
-                self.holder.kill()
-                self.holder.wait()
         return self.returncode
+
+    def _tear_down(self, timeout_s: float = 10.0) -> None:
+        import select
+        import time
+
+        self._kill_namespace()
+        self.holder.kill()
+        self.holder.wait()
+        # A pidfd reads as ready once its process has exited; pid 1 of a namespace exits last of all, once
+        # every other has been reaped. A contestant whose stem was killed first is the judge's to reap (the
+        # judge is a subreaper): until it is, pid 1 waits.
+        deadline = time.monotonic() + timeout_s
+        while not select.select([self.reaper], [], [], 0.005)[0]:
+            _reap_sandbox_orphans()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox's processes did not end within {timeout_s:g} s of SIGKILL")
+        os.close(self.reaper)
+        self.reaper = -1
+
+    def _kill_namespace(self) -> None:
+        if self.reaper >= 0:
+            try:
+                signal.pidfd_send_signal(self.reaper, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     def wait(self, timeout: float | None = None) -> int:
         import time
@@ -468,7 +549,8 @@ class ForkedContestant:
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
-        self.holder.kill()  # and with bwrap the whole pid namespace: whatever the contestant forked
+        self._kill_namespace()  # whatever the contestant forked
+        self.holder.kill()
 
 
 class _Stage:

@@ -4,8 +4,8 @@ becomes the contestant inside the job's sandbox without starting an interpreter 
 A judge forked by runner/forkserver.py calls fork() first of all. The stem closes every descriptor of the
 judge's (its stdin still holds the unread request) and waits. When the judge starts the contestant, the
 bwrap backend first starts the job's sandbox exactly as for an exec'd contestant, with `sleep` in it as
-its only program (the holder), and hands the stem the holder's pid, the job's uid, limits and environment,
-and the contestant's two descriptors. The stem then joins the holder's namespaces (mount, pid, network,
+its only program (the holder), and hands the stem a pidfd on the holder, the job's uid, limits and
+environment, and the contestant's two descriptors. The stem then joins the holder's namespaces (mount, pid, network,
 IPC, UTS, cgroup, and the user namespace last, since joining it gives up every capability outside it),
 drops every capability, sets no-new-privileges and the job's uid, and forks: the child is born in the
 sandbox's pid namespace and runs runner.contestant as `python -m runner.contestant` would. The stem waits
@@ -30,7 +30,8 @@ import sys
 from runner.sandbox import die_with_parent, drop_capabilities, uids
 
 CLONE_NEWUSER = 0x10000000
-NAMESPACES = ("cgroup", "ipc", "net", "uts", "pid", "mnt")  # joined in this order, the user namespace after
+# cgroup, IPC, network, UTS, pid and mount: joined at once, the user namespace after
+NAMESPACES = 0x02000000 | 0x08000000 | 0x40000000 | 0x04000000 | 0x20000000 | 0x00020000
 
 
 class Stem:
@@ -77,9 +78,11 @@ def discard() -> None:
         stem.discard()
 
 
-def become(stem: Stem, order: dict, control_fd: int, out_fd: int) -> None:
-    """The judge's word: enter the sandbox the holder in `order` lives in, and run the contestant there."""
-    socket.send_fds(stem.sock, [json.dumps(order).encode()], [control_fd, out_fd])
+def become(stem: Stem, order: dict, holder: int, control_fd: int, out_fd: int) -> None:
+    """The judge's word: enter the sandbox the holder (a pidfd) lives in, and run the contestant there. A
+    pidfd names that one process for as long as it is open, where its pid could name another once it
+    ended."""
+    socket.send_fds(stem.sock, [json.dumps(order).encode()], [control_fd, out_fd, holder])
     stem.sock.close()
 
 
@@ -94,16 +97,16 @@ def _run(sock: socket.socket) -> None:
         for i in (0, 1, 2):
             os.dup2(null, i)
         _close_all_but(0, 1, 2, sock.fileno())
-        message, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
-        if not message or len(fds) != 2:
+        message, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 3)
+        if not message or len(fds) != 3:
             os._exit(0)  # the contestant starts another way (or the judge is gone)
         sock.close()
-        control_fd, out_fd = fds
+        control_fd, out_fd, holder = fds
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        _close_all_but(0, 1, 2, control_fd)
+        _close_all_but(0, 1, 2, holder, control_fd)
         order = json.loads(message)
-        _enter(order)
+        _enter(order, holder)
         child = os.fork()
         if child == 0:
             _contestant(order, control_fd)
@@ -134,23 +137,18 @@ def _close_all_but(*keep: int) -> None:
                 pass
 
 
-def _enter(order: dict) -> None:
+def _enter(order: dict, holder: int) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
 
     def check(rc: int, what: str) -> None:
         if rc != 0:
             raise OSError(ctypes.get_errno(), f"{what} failed")
 
-    holder = order["holder"]
-    # All opened before any is joined: once in the mount namespace, /proc is the sandbox's.
-    fds = {name: os.open(f"/proc/{holder}/ns/{name}", os.O_RDONLY) for name in (*NAMESPACES, "user")}
     os.setgroups([])  # the sandbox's user namespace allows no setgroups: none are held from here on
-    for name in NAMESPACES:
-        check(libc.setns(fds[name], 0), f"joining the sandbox's {name} namespace")
+    check(libc.setns(holder, NAMESPACES), "joining the sandbox's namespaces")  # all or none
     os.chdir("/")  # the sandbox's root, which joining its mount namespace made this process's root
-    check(libc.setns(fds["user"], CLONE_NEWUSER), "joining the sandbox's user namespace")
-    for fd in fds.values():
-        os.close(fd)
+    check(libc.setns(holder, CLONE_NEWUSER), "joining the sandbox's user namespace")
+    os.close(holder)
     drop_capabilities()  # the bounding and ambient sets, and no-new-privileges
     uid = order["uid"]
     os.setresgid(uid, uid, uid)
