@@ -33,25 +33,33 @@ METHODS = ("ttt-discover", "best-of-n", "reuse-no-training")
 
 
 class SharedEvaluations:
-    """A verifier that hands each run the readings of identical code that an earlier run already took: the
-    k-th time a run asks for a code it gets that code's k-th reading, judged when no run took it yet. (The
-    loop judges a code again when its first reading would lead the archive, and that second reading must be
-    a new measurement, not the first one handed back.)"""
+    """A verifier that judges each distinct code once and hands its measurement to every later asker, so
+    that the benchmark costs the number of distinct kernels, not of candidates. A second opinion
+    (`evaluate_again`, the loop's re-judging of a reading that would lead) is a measurement of its own: the
+    k-th time a run asks again for a code it gets that code's k-th second opinion, judged when no run took
+    it yet."""
 
     def __init__(self, inner: RunnerVerifier) -> None:
         self.inner = inner
-        self.readings: dict[str, list[Evaluation]] = {}
+        self.readings: dict[str, list[Evaluation]] = {}  # code -> its first reading, then second opinions
         self.unit_s = inner.unit_s
         self.new_run()
 
     def new_run(self) -> None:
         self.judged = 0  # candidates asked for by this run
-        self.asked: dict[str, int] = {}  # code -> readings this run has had
+        self.asked_again: dict[str, int] = {}  # code -> second opinions this run has had
 
     def evaluate(self, codes: list[str], secret_seed: int) -> list[Evaluation]:
+        return self._readings(codes, {c: 0 for c in codes}, secret_seed)
+
+    def evaluate_again(self, codes: list[str], secret_seed: int) -> list[Evaluation]:
+        wanted = {c: self.asked_again.get(c, 0) + 1 for c in codes}
+        self.asked_again.update(wanted)
+        return self._readings(codes, wanted, secret_seed)
+
+    def _readings(self, codes: list[str], wanted: dict[str, int], secret_seed: int) -> list[Evaluation]:
         self.judged += len(codes)
-        wanted = {c: self.asked.get(c, 0) for c in dict.fromkeys(codes)}
-        todo = [c for c, k in wanted.items() if len(self.readings.get(c, ())) <= k]
+        todo = [c for c in dict.fromkeys(codes) if len(self.readings.get(c, ())) <= wanted[c]]
         for code, ev in zip(todo, self.inner.evaluate(todo, secret_seed), strict=True):
             self.readings.setdefault(code, []).append(ev)
         out = []
@@ -59,8 +67,6 @@ class SharedEvaluations:
             ev = self.readings[c][wanted[c]]
             reward = (self.unit_s / ev.score_s) if ev.passed and self.unit_s else ev.reward
             out.append(Evaluation(ev.verdict, ev.message, ev.score_s, reward, ev.cases))
-        for c, k in wanted.items():
-            self.asked[c] = k + 1
         return out
 
 

@@ -109,20 +109,21 @@ def test_confirm_only_without_saved_results_says_what_to_run_first(tmp_path, cap
     )
 
 
-def test_runs_share_readings_of_identical_code_but_a_second_ask_is_a_new_reading():
-    """Real synthetic judgings behind the sharing: the second run reuses the first run's readings, in the
-    order it asks for them; asking for a code again in one run (the loop's re-judging of a would-be best)
-    takes a new measurement."""
+def test_runs_share_readings_of_identical_code_but_a_second_opinion_is_a_new_reading():
+    """Real synthetic judgings behind the sharing: identical code is judged once for every run that asks;
+    asking again (the loop's re-judging of a would-be best) takes a new measurement, itself shared by the
+    runs in the order they ask for second opinions."""
     space = program_space("trimul", "cpu")
     a, b = space.render(space.seed), space.render(space.chain(["product.form=hidden"]))
     shared = SharedEvaluations(SyntheticVerifier(noise=0.5))
     first = shared.evaluate([a, b, a], 1)
     assert first[0].score_s == first[2].score_s and shared.inner.judged == 2
-    again = shared.evaluate([a], 2)
+    assert shared.evaluate([a], 2)[0].score_s == first[0].score_s and shared.inner.judged == 2
+    again = shared.evaluate_again([a], 3)
     assert again[0].score_s != first[0].score_s and shared.inner.judged == 3
     shared.new_run()
-    second_run = shared.evaluate([b, a], 3) + shared.evaluate([a], 4)
+    second_run = shared.evaluate([b, a], 4) + shared.evaluate_again([a], 5)
     assert [e.score_s for e in second_run] == [first[1].score_s, first[0].score_s, again[0].score_s]
     assert shared.inner.judged == 3
-    assert shared.evaluate([a], 5)[0].score_s not in {first[0].score_s, again[0].score_s}
-    assert shared.inner.judged == 4
+    third = shared.evaluate_again([a], 6)[0].score_s
+    assert third not in {first[0].score_s, again[0].score_s} and shared.inner.judged == 4
