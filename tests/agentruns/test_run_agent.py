@@ -1,5 +1,6 @@
-"""`manage.py run_agent` end to end with the real runner: a short offline run on vectoradd whose best
-kernel is entered, judged in leaderboard mode and ranked beside a person's entry."""
+"""`manage.py run_agent` end to end with the real runner: a short offline run on trimul and on qr (the
+issue's problems: each with a program space of its own) whose best kernel is entered, judged in
+leaderboard mode and ranked, marked as an agent's."""
 
 import pytest
 from django.core.management import call_command
@@ -13,12 +14,15 @@ pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_run_agent_stores_steps_and_enters_the_ranking(problems, no_limits, settings, tmp_path, capsys):
+@pytest.mark.parametrize("problem", ["trimul", "qr"])
+def test_run_agent_stores_steps_and_enters_the_ranking(
+    problem, problems, no_limits, settings, tmp_path, capsys
+):
     settings.RUNNER_SANDBOX = "bwrap"  # what the platform uses: leaderboard mode refuses `none`
     call_command(
         "run_agent",
         "--problem",
-        "vectoradd",
+        problem,
         "--device",
         "cpu",
         "--policy",
@@ -45,5 +49,5 @@ def test_run_agent_stores_steps_and_enters_the_ranking(problems, no_limits, sett
     entry = run.submission
     assert entry is not None and entry.mode == "leaderboard" and entry.user.is_agent
     assert entry.state == "passed", entry.message
-    ranking = ranking_for_problem(problem=problem_get(name="vectoradd"), device_kind="cpu")
+    ranking = ranking_for_problem(problem=problem_get(name=problem), device_kind="cpu")
     assert [(r.username, r.is_agent) for r in ranking] == [(run.user.username, True)]
