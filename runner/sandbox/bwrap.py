@@ -449,11 +449,15 @@ def _namespace_reaper(pid: int) -> int:
     """A pidfd on pid 1 of the pid namespace `pid` lives in (bwrap's init above its program), found by
     walking up the parents. The holder's bwrap has not reaped it, so its pid is not yet anyone else's."""
     while True:
-        with open(f"/proc/{pid}/status") as f:
-            status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        status = _proc_status(pid)
         if status["NSpid"].split()[-1] == "1":
             return os.pidfd_open(pid)
         pid = int(status["PPid"])
+
+
+def _proc_status(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/status") as f:
+        return dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
 
 
 def _reap_sandbox_orphans() -> None:
@@ -468,8 +472,7 @@ def _reap_sandbox_orphans() -> None:
             continue
         for pid in children:
             try:
-                with open(f"/proc/{pid}/status") as f:
-                    status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+                status = _proc_status(pid)
             except OSError:
                 continue
             if status["State"].strip().startswith("Z") and len(status["NSpid"].split()) > 1:
