@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+SETTLE_PAUSE_S = 0.005  # where settle() cannot wait on a thread: over a scheduler tick at HZ 250 and up
 
 
 FREEZE_FAILED = "the submission's processes could not be stopped between timed windows"
@@ -86,6 +87,36 @@ def _all_stopped(pids: list[int]) -> bool:
     return True
 
 
+def settle(pids: Sequence[int]) -> None:
+    """Wait until every thread of the stopped `pids` has left its CPU.
+
+    A thread shows T in /proc a moment before it leaves its CPU, and the kernel adds the CPU time it used
+    since the last scheduler tick to the process's clock only as it leaves: a reading taken in that moment
+    lags by up to a tick, and the lag shows after the thaw as CPU time used while stopped (CI saw an honest
+    kernel charged 0.18 ms so, and failed). Reading /proc/<tid>/syscall makes the kernel wait until the
+    thread is off its CPU (wait_task_inactive). Where the judge may not read it (a process that made itself
+    undumpable, without CAP_SYS_PTRACE over it), a pause of a few ticks stands in."""
+    unsettled = False
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        for tid in tids:
+            try:
+                fd = os.open(f"/proc/{pid}/task/{tid}/syscall", os.O_RDONLY)
+                try:
+                    os.read(fd, 256)
+                finally:
+                    os.close(fd)
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # it ended: its time is all counted
+            except PermissionError:
+                unsettled = True
+    if unsettled:
+        time.sleep(SETTLE_PAUSE_S)
+
+
 def _signal(pids: list[int], sig: int) -> None:
     for pid in pids:
         try:
@@ -98,7 +129,8 @@ def freeze(known: Sequence[int] = (), timeout: float = 2.0) -> list[int]:
     """Stop every process below this one and wait until every thread has stopped; a process forked while
     the tree was being stopped is stopped too. The `known` pids (the last freeze's) still in the tree are
     stopped first, at once, before the tree is walked again for new ones: one that left it has ended, and
-    its pid may be another process's by now. Returns the pids. Raises FreezeError past `timeout`."""
+    its pid may be another process's by now. Returns the pids once every thread is off its CPU (settle),
+    so that their CPU clocks are final. Raises FreezeError past `timeout`."""
     deadline = time.monotonic() + timeout
     tree = set(descendants())
     pids = [p for p in known if p in tree]
@@ -106,6 +138,7 @@ def freeze(known: Sequence[int] = (), timeout: float = 2.0) -> list[int]:
     while True:
         new = [p for p in descendants() if p not in pids]
         if not new and _all_stopped(pids):
+            settle(pids)
             return pids
         _signal(new, signal.SIGSTOP)
         pids += new

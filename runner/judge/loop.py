@@ -128,6 +128,7 @@ class Judge:
                 cgroup.freeze(self.job.cgroup)
                 freeze.thaw(self.frozen)
                 cgroup.freeze(self.job.cgroup)  # once every woken process is back in the freezer
+                freeze.settle(self.frozen)
                 self.cgroup = self.job.cgroup
                 self._cpu_frozen = self._cpu_now()
             except (OSError, TimeoutError) as exc:  # not allowed here after all: SIGSTOP and /proc
@@ -158,6 +159,7 @@ class Judge:
             if self.cgroup:
                 cgroup.freeze(self.cgroup)
                 self.frozen = cgroup.pids(self.cgroup)
+                freeze.settle(self.frozen)  # a frozen task too reads frozen a moment before it leaves its CPU
             else:
                 self.frozen = freeze.freeze(self.frozen)
         except TimeoutError:
