@@ -68,7 +68,7 @@ def thread_count(pids: list[int]) -> int:
 def _stat(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name (field 3, the state, first)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:  # the name: any bytes
             return f.read().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
@@ -78,7 +78,7 @@ def _all_stopped(pids: list[int]) -> bool:
     for pid in pids:
         try:
             for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                with open(f"/proc/{pid}/task/{tid}/stat", encoding="utf-8", errors="replace") as f:
                     state = f.read().rsplit(")", 1)[1].split()[0]
                 if state not in ("T", "t", "Z", "X"):
                     return False

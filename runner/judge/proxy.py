@@ -113,10 +113,12 @@ class Contestant:
         return self.proc.pid
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        # Its process group only while it is not yet reaped: after, the group's id may be a stranger's.
+        if self.proc.returncode is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.proc.kill()
         except ProcessLookupError:

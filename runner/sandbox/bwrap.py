@@ -23,6 +23,7 @@ report says so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shlex
@@ -30,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from runner.sandbox import (
@@ -394,9 +396,10 @@ class BwrapSandbox(Sandbox):
         sleep = shutil.which("sleep") or "/usr/bin/sleep"
         holder = self._launch(job, ["infinity"], (), subprocess.DEVNULL, python=sleep)
         inside = _wait_for_program(holder, "sleep")
-        reaper = _namespace_reaper(inside)
-        program = os.pidfd_open(inside)
+        reaper = program = -1
         try:
+            reaper = _namespace_reaper(inside)
+            program = os.pidfd_open(inside)
             if not _is_program_of(inside, holder.pid):
                 raise RuntimeError("the sandbox's program ended before the contestant could join it")
             stem.become(
@@ -406,8 +409,15 @@ class BwrapSandbox(Sandbox):
                 control_fd,
                 stdout,
             )
+        except BaseException:
+            if reaper >= 0:
+                os.close(reaper)
+            holder.kill()
+            holder.wait()
+            raise
         finally:
-            os.close(program)
+            if program >= 0:
+                os.close(program)
         return ForkedContestant(forked.pid, holder, reaper)
 
 
@@ -421,8 +431,8 @@ def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30
     while time.monotonic() < deadline:
         for pid in freeze.descendants(holder.pid):
             try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().strip() == comm:
+                with open(f"/proc/{pid}/comm", "rb") as f:
+                    if f.read().strip() == comm.encode():
                         return pid
             except OSError:
                 pass
@@ -439,24 +449,29 @@ def _is_program_of(pid: int, holder: int) -> bool:
     from runner import freeze
 
     try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip() == "sleep" and pid in freeze.descendants(holder)
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            return f.read().strip() == b"sleep" and pid in freeze.descendants(holder)
     except OSError:
         return False
 
 
 def _namespace_reaper(pid: int) -> int:
     """A pidfd on pid 1 of the pid namespace `pid` lives in (bwrap's init above its program), found by
-    walking up the parents. The holder's bwrap has not reaped it, so its pid is not yet anyone else's."""
+    walking up the parents. The holder's bwrap has not reaped it, so its pid is not yet anyone else's. A
+    sandbox without a pid namespace of its own is refused: the walk would reach the judge's own pid 1."""
     while True:
-        status = _proc_status(pid)
-        if status["NSpid"].split()[-1] == "1":
+        nspid = _proc_status(pid)["NSpid"].split()
+        if len(nspid) < 2:
+            raise RuntimeError("the sandbox has no pid namespace of its own")
+        if nspid[-1] == "1":
             return os.pidfd_open(pid)
-        pid = int(status["PPid"])
+        pid = int(_proc_status(pid)["PPid"])
 
 
 def _proc_status(pid: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/status") as f:
+    """The fields of /proc/<pid>/status. Its Name is the process's own choice, in any bytes: decoded so
+    that no name can make the judge fail (found by an attack review); the kernel's own fields are ASCII."""
+    with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as f:
         return dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
 
 
@@ -491,20 +506,27 @@ class ForkedContestant:
     look at the outputs is skipped then)."""
 
     def __init__(self, pid: int, holder: subprocess.Popen, reaper: int):
-        self.pid, self.holder, self.reaper = pid, holder, reaper  # reaper: a pidfd
+        self.pid, self.holder = pid, holder
+        self.stem = os.pidfd_open(pid)  # signals reach the stem, never a later owner of its pid
+        self.reaper = reaper  # a pidfd on the namespace's pid 1
         self.returncode: int | None = None
+        # The judge's thread polls while the output reader's may kill: one at a time, so that no pidfd is
+        # used as it is closed, and a kill waits for a teardown under way.
+        self._lock = threading.Lock()
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                pid, status = self.pid, 0
-            if pid:
-                code = os.waitstatus_to_exitcode(status)
-                self._tear_down()
-                self.returncode = -(code - 128) if 128 < code < 128 + 65 else code
-        return self.returncode
+        with self._lock:
+            if self.returncode is None:
+                try:
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                except ChildProcessError:
+                    pid, status = self.pid, 0
+                if pid:
+                    code = os.waitstatus_to_exitcode(status)
+                    # Set before the teardown: the status is known, and a teardown that fails fails once.
+                    self.returncode = -(code - 128) if 128 < code < 128 + 65 else code
+                    self._tear_down()
+            return self.returncode
 
     def _tear_down(self, timeout_s: float = 10.0) -> None:
         import select
@@ -521,15 +543,14 @@ class ForkedContestant:
             _reap_sandbox_orphans()
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the sandbox's processes did not end within {timeout_s:g} s of SIGKILL")
-        os.close(self.reaper)
-        self.reaper = -1
+        for fd in (self.reaper, self.stem):
+            os.close(fd)
+        self.reaper = self.stem = -1
 
     def _kill_namespace(self) -> None:
         if self.reaper >= 0:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self.reaper, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
     def wait(self, timeout: float | None = None) -> int:
         import time
@@ -544,16 +565,16 @@ class ForkedContestant:
         return code
 
     def send_signal(self, sig: int) -> None:
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, sig)
-            except ProcessLookupError:
-                pass
+        with self._lock:
+            if self.stem >= 0:
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(self.stem, sig)
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
-        self._kill_namespace()  # whatever the contestant forked
-        self.holder.kill()
+        with self._lock:
+            self._kill_namespace()  # whatever the contestant forked
+            self.holder.kill()
 
 
 class _Stage:

@@ -143,7 +143,7 @@ def join_fresh_session_keyring() -> None:
 def _uids_of(pid: str) -> tuple[set[int], str]:
     """The real, effective, saved and file-system uids of a process, and its state letter."""
     uids, state = set(), ""
-    with open(f"/proc/{pid}/status") as f:
+    with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as f:  # Name: any bytes
         for line in f:
             if line.startswith("State:"):
                 state = line.split()[1]
