@@ -299,16 +299,11 @@ class BwrapSandbox(Sandbox):
     def cleanup(self, job_dir: Path) -> None:
         if self._lease is None:
             return
-        try:
-            if not uids.kill_all(self._lease.uid):
-                # Never hand the uid on while something of this job still runs: keep the lease's file
-                # locked until this process ends (acquire() kills the rest then).
-                self._lease = None
-                return
-        finally:
-            if self._lease is not None:
-                self._lease.release()
-                self._lease = None
+        lease, self._lease = self._lease, None
+        # Never hand the uid on while something of this job may still run (kill_all said so, or failed):
+        # the lease's file then stays locked until this process ends, and acquire() kills the rest.
+        if uids.kill_all(lease.uid):
+            lease.release()
 
     # ---- in the judge -------------------------------------------------------------------------------
 
