@@ -30,7 +30,10 @@ def test_one_step_on_the_runner(tmp_path):
     run.run()
     (record,) = run.records
     assert verifier.unit_s and run.seed_evaluations[0]["verdict"] == "passed"
-    assert record.candidates == 2 and verifier.judged <= 1 + 2  # identical candidates are judged once
+    # The seed, then the candidates (identical code judged once), then the second opinion on any candidate
+    # whose reading would lead the archive.
+    assert record.candidates == 2 and verifier.judged == 1 + record.judged
+    assert record.judged <= 2 + record.confirmed and record.confirmed <= 2
     assert (tmp_path / "archive.json").exists()
     evaluations = RunnerVerifier("vectoradd", "cpu", case_budget_s=0.05).evaluate(
         ["def custom_kernel(data):\n    A, B, C = data\n    return A - B\n", "this is not python"], 7
