@@ -82,7 +82,7 @@ def test_no_network_a_read_only_root_and_only_the_judges_capabilities():
     host = body["HostConfig"]
     assert host["NetworkMode"] == "none" and body["NetworkDisabled"] is True
     assert host["ReadonlyRootfs"] is True
-    assert host["CapDrop"] == ["ALL"] and host["CapAdd"] == CAPABILITIES == ["SETUID", "SETGID", "KILL"]
+    assert host["CapDrop"] == ["ALL"] and host["CapAdd"] == CAPABILITIES == ["SETUID", "SETGID", "KILL", "SYS_PTRACE"]
     assert host["SecurityOpt"] == ["no-new-privileges:true"]
     assert not host.get("Privileged") and not host.get("PidMode") and host["IpcMode"] == "private"
     assert body["User"] == "0:0" and host["Init"] is True
