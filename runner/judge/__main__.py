@@ -20,7 +20,7 @@ import time
 import traceback
 from pathlib import Path
 
-from runner import leash, seal
+from runner import freeze, leash, seal
 from runner.judge.proxy import Contestant
 from runner.limits import Limits
 from runner.sandbox import Job
@@ -120,6 +120,7 @@ def run_job(
     if spec.device == "cpu":
         report.env["cpu_time_from"] = "cgroup" if judge.cgroup else "proc"
         report.env["cpu_while_frozen_s"] = round(judge.cpu_while_frozen_s, 6)
+        report.env["freeze_pauses"] = freeze.settle_pauses
         if judge.cgroup_refused:
             report.env["cgroup_refused"] = judge.cgroup_refused
     if not math.isfinite(report.score_s or 0.0):

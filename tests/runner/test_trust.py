@@ -221,6 +221,7 @@ def test_work_done_while_stopped_is_held_by_the_cgroups_freezer_and_fails_under_
     monkeypatch.setenv("RUNNER_CGROUP_PARENT", "/proc/no-cgroups-here")
     honest = judge("matmul", "", sandbox="bwrap", **CHARGED)
     assert honest.verdict == "passed" and honest.env["cpu_while_frozen_s"] == 0, honest.env
+    assert honest.env["freeze_pauses"] == 0, honest.env
     report = judge("matmul", attacks.WORKS_WHILE_FROZEN, sandbox="bwrap", **CHARGED)
     assert report.verdict == "failed", describe(report)
     assert "ran while the judge had them stopped" in report.message, report.message
