@@ -10,9 +10,8 @@ file.
 
 Who may do what inside:
 - the judge runs as root with every capability dropped but SETUID and SETGID (to start the contestant as
-  another uid), KILL (to freeze, thaw and kill the contestant's processes, which run as another uid) and
-  SYS_PTRACE (to read their /proc/<tid>/syscall, by which the kernel waits until a stopped thread has left
-  its CPU: runner/freeze.py); it is non-dumpable, and its /tmp is a tmpfs of mode 0700;
+  another uid) and KILL (to freeze, thaw and kill the contestant's processes, which run as another uid);
+  it is non-dumpable, and its /tmp is a tmpfs of mode 0700;
 - the contestant runs as a uid of its own, leased for the job on the host (runner/sandbox/uids.py) where
   the worker is root, else the image's `contestant` (10002); one gid equal to it, no supplementary groups,
   no capabilities (they are lost with the uid change, and no-new-privileges forbids regaining them), so it
@@ -68,7 +67,7 @@ HASH_LABEL = "kernelboard.code-hash"
 JUDGE_TMP_BYTES = 256 << 20  # the judge's own /tmp: caches of torch and triton
 SHM_BYTES = 64 << 20  # /dev/shm, the contestant's second writable place
 JUDGE_PIDS = 64  # on top of the contestant's process limit: the judge's threads and docker's init
-CAPABILITIES = ["SETUID", "SETGID", "KILL", "SYS_PTRACE"]  # the judge's; the contestant has none
+CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # the judge's; the contestant has none
 IMAGE_USER, IMAGE_UID = "contestant", 10002  # the image's account, for workers that cannot lease a uid
 HASHED = ("docker/runner.Dockerfile", "requirements.lock", "runner", "problems")  # what the image is made of
 REBUILD = "scripts/docker.sh image"

@@ -82,8 +82,7 @@ def test_no_network_a_read_only_root_and_only_the_judges_capabilities():
     host = body["HostConfig"]
     assert host["NetworkMode"] == "none" and body["NetworkDisabled"] is True
     assert host["ReadonlyRootfs"] is True
-    assert host["CapDrop"] == ["ALL"]
-    assert host["CapAdd"] == CAPABILITIES == ["SETUID", "SETGID", "KILL", "SYS_PTRACE"]
+    assert host["CapDrop"] == ["ALL"] and host["CapAdd"] == CAPABILITIES == ["SETUID", "SETGID", "KILL"]
     assert host["SecurityOpt"] == ["no-new-privileges:true"]
     assert not host.get("Privileged") and not host.get("PidMode") and host["IpcMode"] == "private"
     assert body["User"] == "0:0" and host["Init"] is True
@@ -203,8 +202,6 @@ def test_a_real_job_in_a_container_leaves_nothing_behind():
     assert report.verdict == "passed", report.message + report.logs[-2000:]
     assert report.isolation.startswith("isolated by docker") and "no GPU" in report.isolation
     assert report.env["runner_image"].startswith("sha256:")
-    # The judge waited for each stopped thread to leave its CPU, as its SYS_PTRACE lets it, never paused.
-    assert report.env["freeze_pauses"] == 0, report.env
     assert client.containers.list(all=True, filters={"label": "kernelboard.job"}) == []
     assert engine.leftovers(client) == before  # no container, volume or image layer of the job
 
