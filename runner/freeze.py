@@ -14,13 +14,16 @@ with the cgroup's freezer instead, which nothing the tree arranged can undo (run
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 SETTLE_PAUSE_S = 0.005  # where settle() cannot wait on a thread: over a scheduler tick at HZ 250 and up
+_LIBC = ctypes.CDLL(None, use_errno=True)
 settle_pauses = 0  # how often this process paused so (the judge reports it: a judge short of a right shows)
 
 
@@ -95,8 +98,8 @@ def settle(pids: Sequence[int]) -> None:
     since the last scheduler tick to the process's clock only as it leaves: a reading taken in that moment
     lags by up to a tick, and the lag shows after the thaw as CPU time used while stopped (CI saw an honest
     kernel charged 0.18 ms so, and failed). Reading /proc/<tid>/syscall makes the kernel wait until the
-    thread is off its CPU (wait_task_inactive). Where the judge may not read it (a process that made itself
-    undumpable, without CAP_SYS_PTRACE over it), a pause of a few ticks stands in."""
+    thread is off its CPU (wait_task_inactive). Where the judge may not read it, a pause of a few ticks
+    stands in (counted in `settle_pauses`)."""
     unsettled = False
     for pid in pids:
         try:
@@ -105,11 +108,7 @@ def settle(pids: Sequence[int]) -> None:
             continue
         for tid in tids:
             try:
-                fd = os.open(f"/proc/{pid}/task/{tid}/syscall", os.O_RDONLY)
-                try:
-                    os.read(fd, 256)
-                finally:
-                    os.close(fd)
+                _wait_off_cpu(f"/proc/{pid}/task/{tid}")
             except (FileNotFoundError, ProcessLookupError):
                 continue  # it ended: its time is all counted
             except PermissionError:
@@ -118,6 +117,43 @@ def settle(pids: Sequence[int]) -> None:
         global settle_pauses
         settle_pauses += 1
         time.sleep(SETTLE_PAUSE_S)
+
+
+def _wait_off_cpu(task: str) -> None:
+    """Read the thread's `syscall` file, which the kernel answers once the thread is off its CPU.
+
+    The file is its owner's alone (mode 0400) and asks for the right to trace the thread. A judge that runs
+    as root with neither CAP_DAC_OVERRIDE nor CAP_SYS_PTRACE (docker's, which keeps only what it needs) has
+    neither right over a contestant of another uid, so for this one read it takes the thread's uid and gid
+    as its file-system ids (setfsuid, this thread only; CAP_SETUID, which it holds to start the contestant),
+    as a process of that uid may read it. A contestant that made itself undumpable stays out of reach."""
+    try:
+        _read(f"{task}/syscall")
+    except PermissionError:
+        if os.geteuid() != 0:
+            raise
+        owner = os.stat(task)
+        with _file_system_ids(owner.st_uid, owner.st_gid):
+            _read(f"{task}/syscall")
+
+
+def _read(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.read(fd, 256)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _file_system_ids(uid: int, gid: int) -> Iterator[None]:
+    _LIBC.setfsgid(gid)
+    _LIBC.setfsuid(uid)
+    try:
+        yield
+    finally:
+        _LIBC.setfsuid(0)  # back to root's first: a process whose fsuid is not root may not set its fsgid
+        _LIBC.setfsgid(0)
 
 
 def _signal(pids: list[int], sig: int) -> None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from runner import freeze
 
@@ -54,6 +57,8 @@ def test_a_known_pid_that_left_the_tree_is_never_stopped_again():
 # tree below it holds those children only, not what other tests left below pytest.
 FREEZE_BUSY = """
 import os, subprocess
+import pytest
+
 from runner import freeze
 busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(os.cpu_count() + 1)]
 frozen, moved = [], 0
@@ -81,3 +86,46 @@ def test_a_frozen_tree_shows_no_cpu_time_until_it_is_thawed():
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["0"]
+
+
+# As docker's judge: root without the rights to read another uid's private /proc files (CAP_DAC_OVERRIDE,
+# CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE), with CAP_SETUID and CAP_SETGID. Freezes a busy child of another
+# uid, prints how often it had to pause instead of waiting on it, then its own file-system ids.
+SETTLE_ANOTHER_UID = """
+import os, subprocess
+import pytest
+
+from runner import freeze
+
+def as_other():
+    os.setgid(61234)
+    os.setuid(61234)
+
+busy = subprocess.Popen(["sh", "-c", "while :; do :; done"], preexec_fn=as_other)
+frozen = []
+for _ in range(20):
+    frozen = freeze.freeze(frozen)
+    freeze.thaw(frozen)
+busy.kill()
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(freeze.settle_pauses, status["Uid"].split()[3], status["Gid"].split()[3])
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("capsh"), reason="needs root and capsh (libcap2-bin)"
+)
+def test_a_judge_without_dac_override_waits_on_another_uids_threads_and_keeps_its_own_ids():
+    """Reading a thread's /proc/<tid>/syscall needs its owner's rights or CAP_DAC_OVERRIDE and
+    CAP_SYS_PTRACE; docker's judge has none of them and, before it borrowed the thread's ids for the read,
+    paused 5 ms at every freeze (freeze.settle)."""
+    drop = "cap_dac_override,cap_dac_read_search,cap_sys_ptrace"
+    run = subprocess.run(
+        ["capsh", f"--drop={drop}", "--", "-c", f'exec "{sys.executable}" -c "$0"', SETTLE_ANOTHER_UID],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["0", "0", "0"]  # no pause; fsuid and fsgid are root's again
