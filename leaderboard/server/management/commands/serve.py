@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -43,6 +43,37 @@ def _stop_with_parent() -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+class Stop:
+    """The word to stop, given by a signal handler. Not a threading.Event: a handler runs in the main thread
+    wherever that thread was, and Event.set takes a lock that Event.wait holds for a moment, so Ctrl-C could
+    land there and wait forever on its own thread (it did: `serve` ignored SIGTERM and Ctrl-C until killed).
+    A flag and a pipe take no lock; the waits select on the pipe."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+        try:
+            os.write(self._write, b"!")
+        except BlockingIOError:  # the pipe is full of earlier words: one is enough
+            pass
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float) -> bool:
+        if not self._set:
+            select.select([self._read], [], [], timeout)
+        return self._set
+
+    def close(self) -> None:
+        os.close(self._read)
+        os.close(self._write)
 
 
 @dataclass
@@ -163,7 +194,7 @@ class Command(BaseCommand):
             ),
         ]
 
-        stop = threading.Event()
+        stop = Stop()
         signals_seen = []
 
         def on_signal(signum, frame):
@@ -198,6 +229,7 @@ class Command(BaseCommand):
             self._stop(children, grace)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            stop.close()
         if status:
             sys.exit(status)
         self.stdout.write("Stopped.")
