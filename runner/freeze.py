@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import time
 from collections.abc import Iterator, Sequence
@@ -24,6 +25,9 @@ from collections.abc import Iterator, Sequence
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 SETTLE_PAUSE_S = 0.005  # where settle() cannot wait on a thread: over a scheduler tick at HZ 250 and up
 _LIBC = ctypes.CDLL(None, use_errno=True)
+for _set_id in (_LIBC.setfsuid, _LIBC.setfsgid):
+    _set_id.argtypes, _set_id.restype = [ctypes.c_uint32], ctypes.c_uint32
+NO_ID = 0xFFFFFFFF  # (uid_t)-1: changes nothing, and the call returns the id in force
 settle_pauses = 0  # how often this process paused so (the judge reports it: a judge short of a right shows)
 
 
@@ -98,17 +102,20 @@ def settle(pids: Sequence[int]) -> None:
     since the last scheduler tick to the process's clock only as it leaves: a reading taken in that moment
     lags by up to a tick, and the lag shows after the thaw as CPU time used while stopped (CI saw an honest
     kernel charged 0.18 ms so, and failed). Reading /proc/<tid>/syscall makes the kernel wait until the
-    thread is off its CPU (wait_task_inactive). Where the judge may not read it, a pause of a few ticks
-    stands in (counted in `settle_pauses`)."""
-    unsettled = False
-    for pid in pids:
+    thread is off its CPU (wait_task_inactive). Where the judge may not read it, or the kernel may never
+    answer (KERNEL_WAITS_SAFELY), a pause of a few ticks stands in (counted in `settle_pauses`)."""
+    unsettled = not KERNEL_WAITS_SAFELY
+    for pid in pids if KERNEL_WAITS_SAFELY else ():
         try:
             tids = os.listdir(f"/proc/{pid}/task")
         except (FileNotFoundError, ProcessLookupError):
             continue
         for tid in tids:
+            task = f"/proc/{pid}/task/{tid}"
             try:
-                _wait_off_cpu(f"/proc/{pid}/task/{tid}")
+                if _state(task) in ("Z", "X"):
+                    continue  # off every CPU for good (its syscall file is root's: no memory left)
+                _wait_off_cpu(task)
             except (FileNotFoundError, ProcessLookupError):
                 continue  # it ended: its time is all counted
             except PermissionError:
@@ -119,6 +126,28 @@ def settle(pids: Sequence[int]) -> None:
         time.sleep(SETTLE_PAUSE_S)
 
 
+def _kernel_waits_safely(release: str) -> bool:
+    """Whether reading a stopped thread's syscall file returns on this kernel. From 6.16 (and in 6.12's
+    stable series) wait_task_inactive dequeues a thread whose dequeue was delayed, and on a runqueue throttled
+    by a CPU quota (docker's nano_cpus) that never completes: the reader loops unkillably (fixed in 6.12.54 and
+    6.18; found by an attack review, from the kernel's history). Delayed dequeue came in 6.12."""
+    try:
+        major, minor, patch = (int(part) for part in re.findall(r"\d+", release)[:3])
+    except ValueError:
+        return False
+    if (major, minor) < (6, 12) or (major, minor) >= (6, 18):
+        return True
+    return (major, minor) == (6, 12) and patch >= 54
+
+
+KERNEL_WAITS_SAFELY = _kernel_waits_safely(os.uname().release)
+
+
+def _state(task: str) -> str:
+    with open(f"{task}/stat", encoding="utf-8", errors="replace") as f:  # the name: any bytes
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
 def _wait_off_cpu(task: str) -> None:
     """Read the thread's `syscall` file, which the kernel answers once the thread is off its CPU.
 
@@ -126,7 +155,9 @@ def _wait_off_cpu(task: str) -> None:
     as root with neither CAP_DAC_OVERRIDE nor CAP_SYS_PTRACE (docker's, which keeps only what it needs) has
     neither right over a contestant of another uid, so for this one read it takes the thread's uid and gid
     as its file-system ids (setfsuid, this thread only; CAP_SETUID, which it holds to start the contestant),
-    as a process of that uid may read it. A contestant that made itself undumpable stays out of reach."""
+    as a process of that uid may read it. A contestant that made itself undumpable stays out of reach. The
+    change of ids, like any, makes the judge undumpable and clears this thread's parent-death signal: docker's
+    judge is both already; the exec'd judges are root with every capability and never come here."""
     try:
         _read(f"{task}/syscall")
     except PermissionError:
@@ -147,13 +178,20 @@ def _read(path: str) -> None:
 
 @contextlib.contextmanager
 def _file_system_ids(uid: int, gid: int) -> Iterator[None]:
-    _LIBC.setfsgid(gid)
-    _LIBC.setfsuid(uid)
+    """This thread's file-system ids as (uid, gid) meanwhile. setfsuid reports no error, only the id it
+    replaced: each change is read back (an id of -1 changes nothing), and a judge that cannot return to
+    root's ids stops rather than go on as the contestant."""
     try:
+        _LIBC.setfsgid(gid)
+        _LIBC.setfsuid(uid)
+        if (_LIBC.setfsuid(NO_ID), _LIBC.setfsgid(NO_ID)) != (uid, gid):
+            raise PermissionError(f"could not take the file-system ids {uid}:{gid}")
         yield
     finally:
-        _LIBC.setfsuid(0)  # back to root's first: a process whose fsuid is not root may not set its fsgid
+        _LIBC.setfsuid(0)
         _LIBC.setfsgid(0)
+        if (_LIBC.setfsuid(NO_ID), _LIBC.setfsgid(NO_ID)) != (0, 0):
+            raise RuntimeError("the judge could not take back root's file-system ids")
 
 
 def _signal(pids: list[int], sig: int) -> None:

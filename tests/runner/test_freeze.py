@@ -90,7 +90,7 @@ def test_a_frozen_tree_shows_no_cpu_time_until_it_is_thawed():
 
 # As docker's judge: root without the rights to read another uid's private /proc files (CAP_DAC_OVERRIDE,
 # CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE), with CAP_SETUID and CAP_SETGID. Freezes a busy child of another
-# uid, prints how often it had to pause instead of waiting on it, then its own file-system ids.
+# uid and a zombie of it, prints how often it had to pause instead of waiting, then its own file-system ids.
 SETTLE_ANOTHER_UID = """
 import os, subprocess
 import pytest
@@ -102,6 +102,9 @@ def as_other():
     os.setuid(61234)
 
 busy = subprocess.Popen(["sh", "-c", "while :; do :; done"], preexec_fn=as_other)
+gone = subprocess.Popen(["true"], preexec_fn=as_other)  # never reaped: a zombie, off every CPU for good
+while open(f"/proc/{gone.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    pass
 frozen = []
 for _ in range(20):
     frozen = freeze.freeze(frozen)
@@ -118,7 +121,7 @@ print(freeze.settle_pauses, status["Uid"].split()[3], status["Gid"].split()[3])
 def test_a_judge_without_dac_override_waits_on_another_uids_threads_and_keeps_its_own_ids():
     """Reading a thread's /proc/<tid>/syscall needs its owner's rights or CAP_DAC_OVERRIDE and
     CAP_SYS_PTRACE; docker's judge has none of them and, before it borrowed the thread's ids for the read,
-    paused 5 ms at every freeze (freeze.settle)."""
+    paused 5 ms at every freeze (freeze.settle), and a zombie's syscall file is root's."""
     drop = "cap_dac_override,cap_dac_read_search,cap_sys_ptrace"
     run = subprocess.run(
         ["capsh", f"--drop={drop}", "--", "-c", f'exec "{sys.executable}" -c "$0"', SETTLE_ANOTHER_UID],

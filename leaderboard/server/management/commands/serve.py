@@ -49,7 +49,10 @@ class Stop:
     """The word to stop, given by a signal handler. Not a threading.Event: a handler runs in the main thread
     wherever that thread was, and Event.set takes a lock that Event.wait holds for a moment, so Ctrl-C could
     land there and wait forever on its own thread (it did: `serve` ignored SIGTERM and Ctrl-C until killed).
-    A flag and a pipe take no lock; the waits select on the pipe."""
+    A flag and a pipe take no lock; the waits select on the pipe, which is also the signals' wakeup fd: a
+    signal that lands between the flag's check and the select still ends the wait (Python runs a handler
+    only between bytecodes, so without it the select slept its whole timeout; an attack review measured
+    33 waits of 3,000)."""
 
     def __init__(self) -> None:
         self._read, self._write = os.pipe()
@@ -71,7 +74,12 @@ class Stop:
             select.select([self._read], [], [], timeout)
         return self._set
 
-    def close(self) -> None:
+    def listen(self) -> int:
+        """Make this the process's signal wakeup fd. Returns the one it replaces, for close()."""
+        return signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+
+    def close(self, wakeup_fd: int = -1) -> None:
+        signal.set_wakeup_fd(wakeup_fd)
         os.close(self._read)
         os.close(self._write)
 
@@ -206,6 +214,7 @@ class Command(BaseCommand):
                         child.kill_group()
 
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        wakeup_fd = stop.listen()
         status = 0
         try:
             for child in children:
@@ -229,7 +238,7 @@ class Command(BaseCommand):
             self._stop(children, grace)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            stop.close()
+            stop.close(wakeup_fd)
         if status:
             sys.exit(status)
         self.stdout.write("Stopped.")
