@@ -86,9 +86,9 @@ def _all_stopped(pids: list[int]) -> bool:
     for pid in pids:
         try:
             for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/stat", encoding="utf-8", errors="replace") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-                if state not in ("T", "t", "Z", "X"):
+                task = f"/proc/{pid}/task/{tid}"
+                state = _state(task)
+                if state not in ("T", "t", "Z", "X") and not (state == "D" and _waits_for_vfork(task)):
                     return False
         except (FileNotFoundError, ProcessLookupError, IndexError):
             continue
@@ -148,6 +148,25 @@ def _state(task: str) -> str:
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def _waits_for_vfork(task: str) -> bool:
+    """Whether the thread sleeps until its vfork child has exec'd or ended. SIGSTOP cannot stop such a
+    parent (it sleeps uninterruptibly) and its child may be stopped before its exec, as Python's subprocess
+    does it between windows in a thread: the parent cannot run until the child does, so it is as good as
+    stopped, and its pending SIGSTOP, undone by the thaw's SIGCONT, stops it if it wakes. Else every freeze
+    in that moment failed after its timeout (an attack review). The kernel names where it sleeps (wchan:
+    wait_for_vfork_done, inlined into kernel_clone) only to a reader that may trace it: docker's judge reads
+    it with the thread's ids, as _wait_off_cpu does."""
+    where = _read(f"{task}/wchan")
+    if where == b"0" and os.geteuid() == 0:  # "0" is also all a reader without the right is told
+        owner = os.stat(task)
+        try:
+            with _file_system_ids(owner.st_uid, owner.st_gid):
+                where = _read(f"{task}/wchan")
+        except PermissionError:
+            return False
+    return where in (b"kernel_clone", b"wait_for_vfork_done")
+
+
 def _wait_off_cpu(task: str) -> None:
     """Read the thread's `syscall` file, which the kernel answers once the thread is off its CPU.
 
@@ -168,10 +187,10 @@ def _wait_off_cpu(task: str) -> None:
             _read(f"{task}/syscall")
 
 
-def _read(path: str) -> None:
+def _read(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY)
     try:
-        os.read(fd, 256)
+        return os.read(fd, 256)
     finally:
         os.close(fd)
 

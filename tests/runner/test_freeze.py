@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,65 @@ def test_a_judge_without_dac_override_waits_on_another_uids_threads_and_keeps_it
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["0", "0", "0"]  # no pause; fsuid and fsgid are root's again
+
+
+# A parent that vforks a child which, like a child of subprocess before its exec, is still running code of
+# its own when the freeze stops it: the parent sleeps uninterruptibly until the child execs or ends. It runs
+# as another uid, as a contestant does.
+VFORK_PARENT_C = r"""
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) {
+    for (;;) {
+        pid_t child = vfork();
+        if (child == 0) {
+            for (;;) {}  /* never execs while the test runs */
+        }
+        waitpid(child, 0, 0);
+    }
+}
+"""
+
+FREEZE_VFORK = """
+import os, signal, subprocess, sys, time
+from runner import freeze
+def as_other():
+    os.setgid(61234)
+    os.setuid(61234)
+
+parent = subprocess.Popen([sys.argv[1]], preexec_fn=as_other)
+while len(freeze.descendants()) < 2:
+    time.sleep(0.01)
+started = time.monotonic()
+frozen = freeze.freeze([])
+took = time.monotonic() - started
+states = sorted(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] for pid in frozen)
+for pid in frozen:
+    os.kill(pid, signal.SIGKILL)
+print(" ".join(states), took < 1.0)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (the vfork parent runs as another uid)")
+@pytest.mark.skipif(not shutil.which("cc"), reason="needs a C compiler (cc) to build the vfork parent")
+@pytest.mark.parametrize("judge", ["root", "docker's judge"])
+def test_a_vfork_parent_waiting_for_its_stopped_child_counts_as_stopped(judge, tmp_path, request):
+    """SIGSTOP cannot stop a vfork parent (it sleeps uninterruptibly); its child, stopped before its exec,
+    holds it. The freeze takes it as stopped instead of failing the run after its timeout, for a judge
+    with every right and for one that reads the parent's wchan with the parent's ids."""
+    source = tmp_path / "vfork_parent.c"
+    source.write_text(VFORK_PARENT_C)
+    folder = Path(tempfile.mkdtemp(prefix="kb-vfork-"))  # mode 0700, as pytest's own: opened below
+    folder.chmod(0o755)  # the parent runs as another uid
+    program = folder / "vfork_parent"
+    subprocess.run(["cc", "-O1", "-o", str(program), str(source)], check=True)
+    request.addfinalizer(lambda: shutil.rmtree(folder))
+    command = [sys.executable, "-c", FREEZE_VFORK, str(program)]
+    if judge == "docker's judge":
+        if not shutil.which("capsh"):
+            pytest.skip("needs capsh (libcap2-bin)")
+        drop = "cap_dac_override,cap_dac_read_search,cap_sys_ptrace"
+        command = ["capsh", f"--drop={drop}", "--", "-c", 'exec "$0" "$@"', *command]
+    run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["D", "T", "True"]
