@@ -76,22 +76,26 @@ def thread_count(pids: list[int]) -> int:
 def _stat(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name (field 3, the state, first)."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:  # the name: any bytes
-            return f.read().rsplit(")", 1)[1].split()
+        return _fields(f"/proc/{pid}")
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
 
 
+def _fields(task: str) -> list[str]:
+    """The fields of a process's or thread's stat file after its name, which may hold any bytes."""
+    with open(f"{task}/stat", encoding="utf-8", errors="replace") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def _all_stopped(pids: list[int]) -> bool:
     for pid in pids:
-        try:
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                task = f"/proc/{pid}/task/{tid}"
-                state = _state(task)
+        for task in _tasks(pid):
+            try:
+                state = _fields(task)[0]
                 if state not in ("T", "t", "Z", "X") and not (state == "D" and _waits_for_vfork(task)):
                     return False
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
     return True
 
 
@@ -104,26 +108,18 @@ def settle(pids: Sequence[int]) -> None:
     kernel charged 0.18 ms so, and failed). Reading /proc/<tid>/syscall makes the kernel wait until the
     thread is off its CPU (wait_task_inactive). Where the judge may not read it, or the kernel may never
     answer (KERNEL_WAITS_SAFELY), a pause of a few ticks stands in (counted in `settle_pauses`)."""
-    unsettled = not KERNEL_WAITS_SAFELY
-    for pid in pids if KERNEL_WAITS_SAFELY else ():
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        for tid in tids:
-            task = f"/proc/{pid}/task/{tid}"
-            try:
-                if _state(task) in ("Z", "X"):
-                    continue  # off every CPU for good (its syscall file is root's: no memory left)
-                _wait_off_cpu(task)
-            except (FileNotFoundError, ProcessLookupError):
-                continue  # it ended: its time is all counted
-            except PermissionError:
-                unsettled = True
-    if unsettled:
-        global settle_pauses
-        settle_pauses += 1
-        time.sleep(SETTLE_PAUSE_S)
+    if KERNEL_WAITS_SAFELY and all([_wait_off_cpu(task) for pid in pids for task in _tasks(pid)]):
+        return  # (a list: every thread is waited for, whatever one of them refused)
+    global settle_pauses
+    settle_pauses += 1
+    time.sleep(SETTLE_PAUSE_S)
+
+
+def _tasks(pid: int) -> list[str]:
+    try:
+        return [f"/proc/{pid}/task/{tid}" for tid in os.listdir(f"/proc/{pid}/task")]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
 
 
 def _kernel_waits_safely(release: str) -> bool:
@@ -143,48 +139,54 @@ def _kernel_waits_safely(release: str) -> bool:
 KERNEL_WAITS_SAFELY = _kernel_waits_safely(os.uname().release)
 
 
-def _state(task: str) -> str:
-    with open(f"{task}/stat", encoding="utf-8", errors="replace") as f:  # the name: any bytes
-        return f.read().rsplit(")", 1)[1].split()[0]
-
-
 def _waits_for_vfork(task: str) -> bool:
     """Whether the thread sleeps until its vfork child has exec'd or ended. SIGSTOP cannot stop such a
     parent (it sleeps uninterruptibly) and its child may be stopped before its exec, as Python's subprocess
     does it between windows in a thread: the parent cannot run until the child does, so it is as good as
     stopped, and its pending SIGSTOP, undone by the thaw's SIGCONT, stops it if it wakes. Else every freeze
     in that moment failed after its timeout (an attack review). The kernel names where it sleeps (wchan:
-    wait_for_vfork_done, inlined into kernel_clone) only to a reader that may trace it: docker's judge reads
-    it with the thread's ids, as _wait_off_cpu does."""
+    wait_for_vfork_done, inlined into kernel_clone) only to a reader that may trace it."""
     where = _read(f"{task}/wchan")
-    if where == b"0" and os.geteuid() == 0:  # "0" is also all a reader without the right is told
-        owner = os.stat(task)
+    if where == b"0":  # also all a reader without the right is told
         try:
-            with _file_system_ids(owner.st_uid, owner.st_gid):
-                where = _read(f"{task}/wchan")
+            where = _read_as_owner(task, "wchan")
         except PermissionError:
             return False
     return where in (b"kernel_clone", b"wait_for_vfork_done")
 
 
-def _wait_off_cpu(task: str) -> None:
-    """Read the thread's `syscall` file, which the kernel answers once the thread is off its CPU.
-
-    The file is its owner's alone (mode 0400) and asks for the right to trace the thread. A judge that runs
-    as root with neither CAP_DAC_OVERRIDE nor CAP_SYS_PTRACE (docker's, which keeps only what it needs) has
-    neither right over a contestant of another uid, so for this one read it takes the thread's uid and gid
-    as its file-system ids (setfsuid, this thread only; CAP_SETUID, which it holds to start the contestant),
-    as a process of that uid may read it. A contestant that made itself undumpable stays out of reach. The
-    change of ids, like any, makes the judge undumpable and clears this thread's parent-death signal: docker's
-    judge is both already; the exec'd judges are root with every capability and never come here."""
+def _wait_off_cpu(task: str) -> bool:
+    """Read the thread's `syscall` file, which the kernel answers once the thread is off its CPU. False
+    where the judge may not read it (a contestant that made itself undumpable) and the thread lives."""
     try:
-        _read(f"{task}/syscall")
-    except PermissionError:
-        if os.geteuid() != 0:
-            raise
-        owner = os.stat(task)
-        with _file_system_ids(owner.st_uid, owner.st_gid):
+        try:
             _read(f"{task}/syscall")
+        except PermissionError:
+            _read_as_owner(task, "syscall")
+    except (FileNotFoundError, ProcessLookupError):
+        pass  # it ended: its time is all counted
+    except PermissionError:
+        try:
+            return _fields(task)[0] in ("Z", "X")  # off every CPU for good (a zombie's file is root's)
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return True
+
+
+def _read_as_owner(task: str, name: str) -> bytes:
+    """A file of the thread that asks for its owner's rights, or the right to trace it (`syscall`, mode
+    0400; what `wchan` names). A judge that runs as root with neither CAP_DAC_OVERRIDE nor CAP_SYS_PTRACE
+    (docker's, which keeps only what it needs) has neither over a contestant of another uid, so for this one
+    read it takes the thread's uid and gid as its file-system ids (setfsuid, this thread only; CAP_SETUID,
+    which it holds to start the contestant), as a process of that uid may read it. The change of ids, like
+    any, makes the judge undumpable and clears this thread's parent-death signal: docker's judge is both
+    already; the exec'd judges are root with every capability and are never refused. Raises
+    PermissionError where that does not help either."""
+    if os.geteuid() != 0:
+        raise PermissionError(f"{task}/{name}: not this process's to read")
+    owner = os.stat(task)
+    with _file_system_ids(owner.st_uid, owner.st_gid):
+        return _read(f"{task}/{name}")
 
 
 def _read(path: str) -> bytes:

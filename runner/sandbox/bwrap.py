@@ -455,12 +455,13 @@ def _namespace_reaper(pid: int) -> int:
     walking up the parents. The holder's bwrap has not reaped it, so its pid is not yet anyone else's. A
     sandbox without a pid namespace of its own is refused: the walk would reach the judge's own pid 1."""
     while True:
-        nspid = _proc_status(pid)["NSpid"].split()
+        status = _proc_status(pid)
+        nspid = status["NSpid"].split()
         if len(nspid) < 2:
             raise RuntimeError("the sandbox has no pid namespace of its own")
         if nspid[-1] == "1":
             return os.pidfd_open(pid)
-        pid = int(_proc_status(pid)["PPid"])
+        pid = int(status["PPid"])
 
 
 def _proc_status(pid: int) -> dict[str, str]:
