@@ -195,3 +195,93 @@ def test_a_vfork_parent_waiting_for_its_stopped_child_counts_as_stopped(judge, t
     run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["D", "T", "True"]
+
+
+# A submission that vforks, over and over, children with a copied memory (clone(CLONE_VFORK), no CLONE_VM:
+# the copy of a large memory of many mappings keeps the fork in the kernel for tens of milliseconds, where
+# a SIGSTOP no longer reaches the child), beside 100 idle processes that make the judge's walk long. Each
+# child counts in a shared file while it runs. An attack review's, against the vfork parent counting as
+# stopped.
+VFORK_ESCAPE_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int fd = open(argv[1], O_RDWR);
+    volatile long *counter = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    for (int i = 0; i < 100; i++)
+        if (fork() == 0)
+            for (;;) pause();
+    size_t size = 128 << 20;
+    char *memory = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memset(memory, 1, size);
+    for (size_t at = 0; at < size; at += 8192) mprotect(memory + at, 4096, PROT_READ);
+    for (;;) {
+        long child = syscall(SYS_clone, CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+        if (child == 0) {
+            for (long i = 0; i < 20000000; i++) counter[0]++;
+            _exit(0);
+        }
+        if (child > 0) waitpid(child, 0, 0);
+    }
+}
+"""
+
+FREEZE_VFORK_ESCAPE = """
+import mmap, os, signal, subprocess, sys, time
+from runner import freeze
+counter = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4096)
+program = subprocess.Popen([sys.argv[1], sys.argv[2]])
+time.sleep(2.0)
+frozen, escapes = [], 0
+for i in range(40):
+    frozen = freeze.freeze(frozen)
+    before = counter[:8]
+    time.sleep(0.01)
+    escapes += counter[:8] != before
+    freeze.thaw(frozen)
+    time.sleep(0.005 + (i % 7) * 0.003)
+for pid in freeze.descendants():
+    os.kill(pid, signal.SIGKILL)
+print(escapes)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a pid namespace of its own, see below)")
+@pytest.mark.skipif(not shutil.which("cc"), reason="needs a C compiler (cc) to build the vforking submission")
+def test_no_vfork_child_runs_while_the_tree_is_frozen(tmp_path):
+    """A vfork child born while the freeze stops its parent is found and stopped too: nothing of the tree
+    counts while it is frozen. Before the freeze walked the tree once more after all was stopped, such a
+    child ran unseen in 4 of 40 freezes (attack review)."""
+    source = tmp_path / "vfork_escape.c"
+    source.write_text(VFORK_ESCAPE_C)
+    program = tmp_path / "vfork_escape"
+    subprocess.run(["cc", "-O1", "-o", str(program), str(source)], check=True)
+    shared = tmp_path / "counter"
+    shared.write_bytes(bytes(4096))
+    # In a pid namespace whose pid 1 is the judge's stand-in: whatever happens, nothing outlives it.
+    run = subprocess.run(
+        [
+            "unshare",
+            "--fork",
+            "--pid",
+            "--mount-proc",
+            sys.executable,
+            "-c",
+            FREEZE_VFORK_ESCAPE,
+            str(program),
+            str(shared),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["0"]
