@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import cgroup, leash, scanner, seal
+from runner import cgroup, leash, scanner, seal, textsafe
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
 from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
@@ -104,6 +104,12 @@ def _usage_error(spec: JobSpec) -> str | None:
 
 
 def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
+    """The RunReport of judging `spec`. Every string in it is made safe again here (runner/textsafe.py),
+    whoever made the report: the judge, or this process from a judge's stderr, a refusal, a fault."""
+    return textsafe.safe_report(_execute(spec, on_progress))
+
+
+def _execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     if not spec.sandbox:
         try:
             spec = dataclasses.replace(spec, sandbox=default_sandbox())
@@ -131,7 +137,10 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     # (runner/cgroup.py), under bubblewrap only: there the contestant runs as a uid that cannot write the
     # cgroup files, so it cannot leave. Unisolated (`none`) it keeps uid 0 and could move itself out, to be
     # charged nothing; a container's judge cannot see the host's cgroups. Both read /proc.
-    job_cgroup = cgroup.create() if spec.device == "cpu" and sandbox.name == "bwrap" else None
+    # It also bounds the job's memory and processes as a whole (memory.max, pids.max).
+    job_cgroup = (
+        cgroup.create(limits_for(spec.mode)) if spec.device == "cpu" and sandbox.name == "bwrap" else None
+    )
     try:
         os.chmod(job_dir, 0o755)
         (job_dir / spec.filename).write_text(spec.source)
@@ -145,6 +154,8 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
             report = _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
         else:
             report = _run_judge(spec, sandbox, job_dir, run_seed, on_progress, job_cgroup)
+            if job_cgroup is not None:
+                _name_job_bounds(report, job_cgroup)
     finally:
         sandbox.cleanup(job_dir)
         if job_cgroup is not None:
@@ -155,6 +166,22 @@ def execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
         shutil.rmtree(job_dir, ignore_errors=True)
     report.scan = findings
     return report
+
+
+def _name_job_bounds(report: RunReport, job_cgroup: Path) -> None:
+    """Say which bounds the job's cgroup enforced, and name the memory bound when the kernel's OOM killer
+    ended one of the job's processes (the contestant saw only a SIGKILL)."""
+    try:
+        report.env["job_bounds"] = cgroup.bounds(job_cgroup)
+        killed = cgroup.oom_kills(job_cgroup)
+    except OSError:  # the report stands without them
+        return
+    memory = report.env["job_bounds"].get("memory_bytes")
+    if killed and memory and report.verdict != Verdict.PASSED and "memory limit" not in report.message:
+        report.message += (
+            f" (the job's memory limit of {memory / (1 << 20):,.0f} MiB was reached: the kernel ended "
+            f"{killed} of its processes)"
+        )
 
 
 def _verdict(spec: JobSpec, verdict: str, message: str, **fields: Any) -> RunReport:
@@ -265,7 +292,17 @@ def _run_judge(
             cases=[CaseResult(id=spec.problem, kind="run", status="error", message=message)],
         )
     assert stream.report is not None  # believed: a report frame and status 0 (above)
-    report = RunReport.from_dict(json.loads(stream.report))
+    try:
+        report = textsafe.checked(json.loads(stream.report))
+    except ValueError as exc:  # signed, so the judge's own: it checks its report before it signs it
+        return RunReport(
+            verdict=Verdict.ERROR,
+            message=f"the judge's report could not be read ({exc}); this is a fault of the platform, "
+            "not of the submission",
+            limits=limits.to_dict(),
+            platform_fault=True,
+            **base,
+        )
     report.message = name_limit(report.message, limits)
     return report
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runner import textsafe
 from runner.spec import RunReport
 
 
@@ -27,6 +28,8 @@ def format_rate(value: float | None, unit: str) -> str:
 
 
 def render(report: RunReport, color: bool = False) -> str:
+    # Safe again, whoever made the report: its strings are printed to a terminal or a page.
+    report = textsafe.clean(report)
     lines = [f"=== {report.problem} · mode {report.mode} · device {report.device} ==="]
     if report.isolation:
         lines.append(f"sandbox: {report.isolation}")

@@ -20,13 +20,15 @@ import time
 import traceback
 from pathlib import Path
 
-from runner import freeze, leash, seal
+from runner import freeze, leash, seal, textsafe
+from runner.judge.blame import submissions_doing
 from runner.judge.proxy import Contestant
 from runner.limits import Limits
 from runner.sandbox import Job
 from runner.spec import JobSpec, RunReport, Verdict
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+_contestant_started = False  # from here on, a failure of the judge may be the submission's doing
 
 
 def _prctl(option: int, value: int) -> None:
@@ -59,7 +61,7 @@ def main() -> None:
 
     def on_case(done: int, total: int, result) -> None:
         # Each case as it finishes, signed like the report: progress for the caller to show, never a verdict.
-        _write(out, seal.case_frame(key, done, total, result.id[:300], result.status))
+        _write(out, seal.case_frame(key, done, total, textsafe.safe_text(result.id, 300), result.status))
 
     try:
         report = run_job(
@@ -70,18 +72,44 @@ def main() -> None:
             on_case,
             Path(request["cgroup"]) if request.get("cgroup") else None,
         )
-    except Exception as exc:  # a fault of the judge itself, not of anything the contestant did
+    except Exception as exc:
+        traceback.print_exc()
+        # The platform's fault (run again), unless the contestant ran and exhausted what the judge needed
+        blamed = submissions_doing(exc) if _contestant_started else None
+        report = RunReport(
+            verdict=Verdict.ERROR,
+            message=blamed
+            or f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
+            "the platform, not of the submission",
+            problem=spec.problem,
+            mode=spec.mode,
+            device=spec.device,
+            platform_fault=blamed is None,
+            limits=request["limits"],
+        )
+    _write(out, seal.frame(key, seal.REPORT, _signable(report, spec)))
+
+
+def _signable(report: RunReport, spec: JobSpec) -> bytes:
+    """The report as it is signed: every string the contestant may have written made safe and the whole
+    checked against its schema (runner/textsafe.py). One that fails the check is the judge's own bug:
+    its verdict cannot be trusted, so it becomes a fault of the platform."""
+    try:
+        report = textsafe.safe_report(report)
+    except textsafe.InvalidReport as exc:
         traceback.print_exc()
         report = RunReport(
             verdict=Verdict.ERROR,
-            message=f"the judge failed ({type(exc).__name__}: {exc}); this is a fault of "
-            "the platform, not of the submission",
+            message=textsafe.safe_text(
+                f"the judge made a report it cannot sign ({exc}); this is a fault of the platform, "
+                "not of the submission"
+            ),
             problem=spec.problem,
             mode=spec.mode,
             device=spec.device,
             platform_fault=True,
         )
-    _write(out, seal.frame(key, seal.REPORT, report.to_json().encode()))
+    return report.to_json().encode()
 
 
 def _write(fd: int, data: bytes) -> None:
@@ -102,6 +130,8 @@ def run_job(
         limits=limits,
         cgroup=cgroup,
     )
+    global _contestant_started
+    _contestant_started = True  # the sandbox starts it now: from here its doings can reach the judge
     contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch
 

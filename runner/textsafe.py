@@ -1,0 +1,84 @@
+"""Contestant text as data: what a submission prints or raises, made safe for every reader of a report.
+
+Strings the contestant controls reach the report (its output in `logs`, its exception texts in the messages,
+anything it put in a reply). Left as they came, a NUL byte is refused by PostgreSQL, a lone surrogate (a
+valid `"\\ud800"` escape in the JSON of a reply) by every database and by a UTF-8 terminal, and an escape
+sequence rewrites the terminal of whoever reads the report. The judge cleans its report here before it signs
+it, and every reader cleans again (the caller, the platform, the text reports): a report that reaches them by
+another path must never matter.
+
+Clean means: valid Unicode (each lone surrogate becomes U+FFFD), every control character but newline and tab
+written out visibly (`\\x00`), each string capped, numbers finite (NaN and infinities become null, which
+JSON and PostgreSQL's jsonb accept), and nothing but JSON's own types.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from runner.spec import RunReport, report_problems
+
+# Per field name; any other string is capped at TEXT_CAP. The judge keeps 32 KiB of each end of the output
+# (runner/judge/proxy.py), which escaping may lengthen up to four times.
+CAPS = {"logs": 256 * 1024, "text": 256 * 1024, "csv": 256 * 1024, "ncu": 64 * 1024, "id": 300}
+TEXT_CAP = 4000
+KEY_CAP = 200
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls and DEL, but not tab (\x09) or newline (\x0a).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class InvalidReport(ValueError):
+    """A report that does not match the RunReport schema (runner/spec.py), even once cleaned."""
+
+
+def safe_text(value: str, cap: int = TEXT_CAP) -> str:
+    """`value` as valid Unicode with its control characters written out, cut in the middle past `cap`."""
+    text = _SURROGATE.sub("\ufffd", value)
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    if len(text) > cap:
+        # Both ends: the start says what ran, the end how it ended.
+        keep = max(cap - 60, 2) // 2
+        text = f"{text[:keep]}\n[... {len(text) - 2 * keep:,} characters left out ...]\n{text[-keep:]}"
+    return text
+
+
+def safe_data(value: Any, key: str = "") -> Any:
+    """A copy of JSON-like `value` in which every string (dictionary keys too) is safe_text, capped by the
+    name of the field that holds it, every float finite, and anything not JSON written as its repr."""
+    if isinstance(value, str):
+        return safe_text(value, CAPS.get(key, TEXT_CAP))
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {safe_text(str(k), KEY_CAP): safe_data(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [safe_data(v, key) for v in value]
+    return safe_text(repr(value), CAPS.get(key, TEXT_CAP))
+
+
+def checked(data: Any) -> RunReport:
+    """The RunReport of `data` (a report's JSON, parsed), cleaned, once it matches the schema; else
+    InvalidReport saying what does not."""
+    clean = safe_data(data)
+    problems = report_problems(clean)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+        raise InvalidReport(f"the report does not match its schema: {shown}")
+    return RunReport.from_dict(clean)
+
+
+def clean(report: RunReport) -> RunReport:
+    """`report` with every string made safe, without the schema's check: for a reader that must show or
+    store whatever it was given, and never fail on it."""
+    return RunReport.from_dict(safe_data(report.to_dict()))
+
+
+def safe_report(report: RunReport) -> RunReport:
+    """`report`, cleaned and checked (InvalidReport where a field has the wrong type)."""
+    return checked(report.to_dict())
