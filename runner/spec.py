@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,3 +113,61 @@ class RunReport:
             stats = c.pop("stats", None)
             cases.append(CaseResult(**c, stats=Stats(**stats) if stats else None))
         return cls(**d, cases=cases)
+
+
+def report_problems(data: Any) -> list[str]:
+    """What in `data` (a report's JSON, parsed) does not match the RunReport schema, in words; [] when it
+    matches. The schema is the dataclasses above: every field's type, no field unknown or missing, and the
+    verdict and each case's status one of the words the platform knows."""
+    from runner.vocabulary import CaseStatus
+
+    problems = _shape_problems(data, RunReport, "report")
+    verdict = data.get("verdict") if isinstance(data, dict) else None
+    if isinstance(verdict, str) and verdict not in tuple(Verdict):
+        problems.append(f"report.verdict: {verdict!r} is not a verdict")
+    cases = data.get("cases") if isinstance(data, dict) else None
+    for i, case in enumerate(cases if isinstance(cases, list) else []):
+        status = case.get("status") if isinstance(case, dict) else None
+        if isinstance(status, str) and status not in tuple(CaseStatus):
+            problems.append(f"report.cases[{i}].status: {status!r} is not a case status")
+    return problems
+
+
+def _shape_problems(value: Any, hint: Any, where: str) -> list[str]:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object, got {type(value).__name__}"]
+        hints = typing.get_type_hints(hint)
+        fields = {f.name: f for f in dataclasses.fields(hint)}
+        problems = [f"{where}.{k}: not a field" for k in value if k not in fields]
+        for name, f in fields.items():
+            if name in value:
+                problems += _shape_problems(value[name], hints[name], f"{where}.{name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                problems.append(f"{where}.{name}: missing")
+        return problems
+    if origin in (typing.Union, types.UnionType):  # an optional field: X | None
+        if value is None and type(None) in args:
+            return []
+        (kind,) = [a for a in args if a is not type(None)]
+        return _shape_problems(value, kind, where)
+    if origin is list and isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _shape_problems(v, args[0], f"{where}[{i}]")]
+    if origin is dict and isinstance(value, dict):
+        return [p for k, v in value.items() for p in _shape_problems(v, args[1], f"{where}.{k}")]
+    if origin in (list, dict) or not _conforms(value, hint):
+        return [f"{where}: expected {getattr(hint, '__name__', hint)}, got {type(value).__name__}"]
+    return []
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if hint is float:  # JSON has one kind of number
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
