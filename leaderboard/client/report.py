@@ -7,6 +7,7 @@ import shutil
 from datetime import datetime
 from typing import Any
 
+from runner import textsafe
 from runner.report import format_time
 
 _ORDER = ("failed", "error", "timeout", "flagged", "rejected", "skipped", "passed")
@@ -32,6 +33,8 @@ def _parse_time(value: str | None) -> datetime | None:
 
 def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
     """The text of a final submission: its cases, then `===== 4 passed in 3.2s =====`."""
+    # What the contestant wrote reaches this terminal: made safe here too, whatever the server stored.
+    submission = textsafe.safe_data(submission)
     lines = []
     for case in submission.get("cases", []):
         status = case["status"]

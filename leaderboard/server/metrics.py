@@ -40,6 +40,10 @@ TALLIED = {
         "kernelboard_publish_failures",
         "Submission ids that could not be sent to the broker",
     ),
+    "reports_cut": (
+        "kernelboard_reports_cut",
+        "Reports the database refused whole, stored without their texts (verdict kept; an operator's alert)",
+    ),
 }
 
 

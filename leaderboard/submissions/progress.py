@@ -20,6 +20,7 @@ from django.db import DatabaseError, connection
 
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.services import submission_progress
+from runner import textsafe
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def progress_of(case: dict[str, Any]) -> dict[str, Any]:
     return {
         "done": int(case["done"]),
         "total": int(case["total"]),
-        "case": str(case["case"])[:300],
+        "case": textsafe.safe_text(str(case["case"]), 300),
         "status": str(case["status"])[:32],
     }
 
@@ -94,7 +95,7 @@ class ProgressWriter:
             mine = submission_progress(
                 submission_id=self.submission_id, worker=self.worker, attempt=self.attempt, progress=progress
             )
-        except DatabaseError as exc:
+        except (DatabaseError, ValueError) as exc:  # advisory: a refused write must not end the judging
             reconnect.drop()
             logger.warning("progress of submission %s not written: %s", self.submission_id, exc)
             return

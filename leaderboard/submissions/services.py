@@ -41,10 +41,12 @@ from leaderboard.submissions.tallies import (
     DUPLICATE_DELIVERIES,
     LATE_RESULTS_DROPPED,
     PUBLISH_FAILURES,
+    REPORTS_CUT,
     RESENDS,
     tally,
 )
-from runner.spec import RunReport
+from runner import textsafe
+from runner.spec import CaseResult, RunReport
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +231,12 @@ def submission_finish(
     """Write the run and the final state in one transaction, if `worker` still holds this attempt.
     Returns the final state, or None when the submission was taken back meanwhile (the report is dropped,
     and counted). While the database does not answer, the write is tried again for up to DATABASE_RETRY_S:
-    the report of a finished run is not lost to a restart of the database."""
+    the report of a finished run is not lost to a restart of the database.
+
+    A report's content never fails the write: its strings are made safe first (runner/textsafe.py), and a
+    report the database still refuses is written without its texts (the verdict, the score and each case's
+    status and timing kept, with a note), logged and counted: never given back for another run."""
+    report = textsafe.clean(report)
     if report.verdict in FINAL_STATES:
         state, message = report.verdict, report.message
     else:
@@ -237,57 +244,27 @@ def submission_finish(
             State.ERROR,
             f"The judge gave an unknown verdict {report.verdict!r}. {report.message}",
         )
-    public = [c for c in report.cases if c.kind in ("test", "benchmark")]
-    secret = [c for c in report.cases if c.kind == "secret"]
 
-    def write() -> str | None:
-        now = timezone.now()
-        with transaction.atomic():
-            updated = Submission.objects.filter(
-                pk=submission_id, state=State.RUNNING, worker=worker, attempts=attempt
-            ).update(state=state, message=message, finished_at=now, heartbeat_at=now)
-            if not updated:
-                return None
-            run = Run.objects.create(
-                submission_id=submission_id,
-                verdict=state,
-                message=message,
-                score_s=report.score_s,
-                public_passed=bool(public) and all(c.status == "passed" for c in public),
-                secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
-                flagged=state == State.FLAGGED,
-                flags=report.flags,
-                report=report.to_dict(),
-                worker=worker,
-                attempt=attempt,
-                started_at=started_at,
-                finished_at=now,
-            )
-            RunCase.objects.bulk_create(
-                RunCase(
-                    run=run,
-                    position=i,
-                    case_id=c.id,
-                    kind=c.kind,
-                    status=c.status,
-                    message=c.message,
-                    mean_s=c.stats.mean if c.stats else None,
-                    stderr_s=c.stats.stderr if c.stats else None,
-                    stats=dataclasses.asdict(c.stats) if c.stats else None,
-                    floor_s=c.floor_s,
-                )
-                for i, c in enumerate(report.cases)
-            )
-            Attempt.objects.filter(submission_id=submission_id, number=attempt).update(
-                outcome=Outcome.FINISHED, ended_at=now, reason=""
-            )
-        return state
+    def attempt_write(report: RunReport, message: str) -> str | None:
+        return reconnect.retrying(
+            partial(_write_run, submission_id, worker, attempt, started_at, report, state, message),
+            what=f"writing the report of submission {submission_id}",
+            give_up_after_s=settings.DATABASE_RETRY_S,
+        )
 
-    final = reconnect.retrying(
-        write,
-        what=f"writing the report of submission {submission_id}",
-        give_up_after_s=settings.DATABASE_RETRY_S,
-    )
+    try:
+        final = attempt_write(report, message)
+    except reconnect.DISCONNECTED:
+        raise  # the database is gone (retried for DATABASE_RETRY_S): the platform's own evidence
+    except (DatabaseError, ValueError) as exc:  # the content: DataError, a NUL, a lone surrogate, ...
+        logger.error(
+            "the report of submission %s could not be stored whole (%s: %s); it is stored without its texts",
+            submission_id,
+            type(exc).__name__,
+            exc,
+        )
+        tally(REPORTS_CUT)
+        final = attempt_write(_bare(report, state), f"{UNSTORED_NOTE} {_ascii(message, 300)}")
     if final is not None:
         return final
     # A try whose answer was lost with the connection may have written it.
@@ -302,6 +279,100 @@ def submission_finish(
     Attempt.objects.filter(submission_id=submission_id, number=attempt).update(late_result_dropped=True)
     tally(LATE_RESULTS_DROPPED)
     return None
+
+
+UNSTORED_NOTE = (
+    "Part of this run's report could not be stored, so its texts (messages, output) are left out; "
+    "the verdict, the score and each case's status are as judged."
+)
+
+
+def _ascii(text: str, cap: int) -> str:
+    """Text any database stores: ASCII, every other character written as its escape."""
+    return textsafe.safe_text(text, cap).encode("ascii", "backslashreplace").decode("ascii")[:cap]
+
+
+def _bare(report: RunReport, state: str) -> RunReport:
+    """What of a report any database stores: the verdict, the score, each case's id, kind, status and
+    timing; no message, output or evidence."""
+    return RunReport(
+        verdict=state,
+        message=UNSTORED_NOTE,
+        problem=_ascii(report.problem, 100),
+        mode=_ascii(report.mode, 32),
+        device=_ascii(report.device, 32),
+        score_s=report.score_s,
+        cases=[
+            CaseResult(
+                id=_ascii(c.id, 300),
+                kind=_ascii(c.kind, 32),
+                status=_ascii(c.status, 32),
+                stats=c.stats,
+                floor_s=c.floor_s,
+            )
+            for c in report.cases
+        ],
+        flags=[
+            {"kind": _ascii(str(f.get("kind")), 32), "message": "", "evidence": None} for f in report.flags
+        ],
+        handshake_s=report.handshake_s,
+    )
+
+
+def _write_run(
+    submission_id: int,
+    worker: str,
+    attempt: int,
+    started_at: datetime,
+    report: RunReport,
+    state: str,
+    message: str,
+) -> str | None:
+    """The run, its cases and the final state, in one transaction; None when `worker` no longer holds this
+    attempt. A compare-and-set: safe to repeat."""
+    public = [c for c in report.cases if c.kind in ("test", "benchmark")]
+    secret = [c for c in report.cases if c.kind == "secret"]
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Submission.objects.filter(
+            pk=submission_id, state=State.RUNNING, worker=worker, attempts=attempt
+        ).update(state=state, message=message, finished_at=now, heartbeat_at=now)
+        if not updated:
+            return None
+        run = Run.objects.create(
+            submission_id=submission_id,
+            verdict=state,
+            message=message,
+            score_s=report.score_s,
+            public_passed=bool(public) and all(c.status == "passed" for c in public),
+            secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
+            flagged=state == State.FLAGGED,
+            flags=report.flags,
+            report=report.to_dict(),
+            worker=worker,
+            attempt=attempt,
+            started_at=started_at,
+            finished_at=now,
+        )
+        RunCase.objects.bulk_create(
+            RunCase(
+                run=run,
+                position=i,
+                case_id=c.id,
+                kind=c.kind,
+                status=c.status,
+                message=c.message,
+                mean_s=c.stats.mean if c.stats else None,
+                stderr_s=c.stats.stderr if c.stats else None,
+                stats=dataclasses.asdict(c.stats) if c.stats else None,
+                floor_s=c.floor_s,
+            )
+            for i, c in enumerate(report.cases)
+        )
+        Attempt.objects.filter(submission_id=submission_id, number=attempt).update(
+            outcome=Outcome.FINISHED, ended_at=now, reason=""
+        )
+    return state
 
 
 def _take_back(

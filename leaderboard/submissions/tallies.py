@@ -21,6 +21,7 @@ LATE_RESULTS_DROPPED = "late_results_dropped"  # a report that came after its at
 RESENDS = "resends"  # an id sent to the broker again by the sweeper
 BROKER_LOSSES = "broker_losses"  # times the sweeper found the broker had lost its messages
 PUBLISH_FAILURES = "publish_failures"  # an id that could not be sent (the broker was down)
+REPORTS_CUT = "reports_cut"  # a report the database refused whole, stored without its texts (an alert)
 
 
 def tally(name: str, by: int = 1) -> None:
