@@ -14,6 +14,12 @@ children are born in it and cannot leave it: the sandbox has no cgroup file syst
 root's), charges each window from its `cpu.stat`, freezes it between windows (`cgroup.freeze`), and
 execute() removes it after the job with whatever is left in it. A host without a writable cgroup v2 hierarchy (no root, a
 container, cgroup v1 only) gives none: the judge then reads /proc and the report says so.
+
+The cgroup also bounds the job as a whole (`bound`): its memory (`memory.max`, no swap, and `memory.oom.group`,
+so that the kernel's OOM killer, when the job runs out, ends the job and never the worker or the judge, which
+are outside it) and its processes and threads (`pids.max`). Per-process rlimits alone let many processes take
+processes x limit. On a hybrid host whose memory and pids controllers are still mounted as cgroup v1, the job
+gets a cgroup of the same name in each of those hierarchies, and its processes join them with the v2 one.
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ import secrets
 import signal
 import time
 from pathlib import Path
+
+from runner.limits import Limits
+
+BOUNDED = ("memory", "pids")  # the controllers that bound a job
 
 
 def _v2_mount() -> Path | None:
@@ -38,6 +48,21 @@ def _v2_mount() -> Path | None:
     return None
 
 
+def _v1_mounts() -> dict[str, Path]:
+    """Where each cgroup v1 controller of BOUNDED is mounted, on a host that keeps it in v1."""
+    found: dict[str, Path] = {}
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 3 and fields[2] == "cgroup":
+                    for controller in set(fields[3].split(",")) & set(BOUNDED):
+                        found[controller] = Path(fields[1])
+    except OSError:
+        pass
+    return found
+
+
 def parent() -> Path | None:
     configured = os.environ.get("RUNNER_CGROUP_PARENT")
     if configured:
@@ -46,8 +71,9 @@ def parent() -> Path | None:
     return mount / "kernelboard" if mount else None
 
 
-def create() -> Path | None:
-    """A new, empty cgroup for one job, or None where this host gives the worker none."""
+def create(limits: Limits | None = None) -> Path | None:
+    """A new, empty cgroup for one job, or None where this host gives the worker none. With `limits`, it
+    bounds the job's memory and processes where the host lets it (`bound`)."""
     base = parent()
     if base is None:
         return None
@@ -61,7 +87,105 @@ def create() -> Path | None:
     if not ((path / "cpu.stat").exists() and (path / "cgroup.freeze").exists()):
         path.rmdir()
         return None
+    if limits is not None:
+        bound(path, limits)
     return path
+
+
+def bound(path: Path, limits: Limits) -> None:
+    """Bound the job's memory (all its processes together, tmpfs pages included, no swap) and its processes,
+    in the v2 cgroup where its controllers are delegated to the worker, else in a v1 cgroup of the same
+    name per controller. Best effort: a bound the host does not give is not set, and `bounds` says so."""
+    memory = {"memory.max": limits.job_memory_bytes, "memory.swap.max": 0, "memory.oom.group": 1}
+    v2 = {"memory": memory, "pids": {"pids.max": limits.processes}}
+    v1 = {
+        "memory": {
+            "memory.limit_in_bytes": limits.job_memory_bytes,
+            "memory.memsw.limit_in_bytes": limits.job_memory_bytes,
+        },
+        "pids": {"pids.max": limits.processes},
+    }
+    for controller in BOUNDED:
+        if _enable(path.parent, controller):
+            _write_all(path, v2[controller])
+    for controller, sibling in _make_siblings(path).items():
+        _write_all(sibling, v1[controller])
+
+
+def _enable(base: Path, controller: str) -> bool:
+    """Turn a v2 controller on for the jobs under `base` (and for `base` itself, where its parent is the
+    hierarchy's root, which the worker may write as root). False where the host does not delegate it."""
+    for level in (base.parent, base):
+        try:
+            if controller not in (level / "cgroup.subtree_control").read_text().split():
+                (level / "cgroup.subtree_control").write_text(f"+{controller}")
+        except OSError:
+            pass
+    try:
+        return controller in (base / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return False
+
+
+def _write_all(path: Path, values: dict[str, int]) -> None:
+    for name, value in values.items():
+        try:
+            (path / name).write_text(str(value))
+        except OSError:  # e.g. no swap accounting: memory.memsw.* or memory.swap.max is absent
+            pass
+
+
+def _make_siblings(path: Path) -> dict[str, Path]:
+    """The job's cgroups in the v1 hierarchies of the controllers that v2 does not hold here."""
+    made = {}
+    for controller, mount in _v1_mounts().items():
+        sibling = mount / "kernelboard" / path.name
+        try:
+            sibling.parent.mkdir(exist_ok=True)
+            sibling.mkdir()
+        except OSError:
+            continue
+        _remove_orphans(sibling.parent)
+        made[controller] = sibling
+    return made
+
+
+def siblings(path: Path) -> list[Path]:
+    """The job's v1 cgroups that `bound` made (none where v2 holds every controller)."""
+    return [s for mount in _v1_mounts().values() if (s := mount / "kernelboard" / path.name).is_dir()]
+
+
+def bounds(path: Path) -> dict[str, int]:
+    """The bounds the job runs under, read back from the kernel: what the report says was enforced."""
+    out: dict[str, int] = {}
+    places = [
+        (path, "memory.max", "memory_bytes"),
+        (path, "pids.max", "processes"),
+        *[(s, "memory.limit_in_bytes", "memory_bytes") for s in siblings(path)],
+        *[(s, "pids.max", "processes") for s in siblings(path)],
+    ]
+    for where, name, key in places:
+        try:
+            value = (where / name).read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit():
+            out[key] = int(value)
+    return out
+
+
+def oom_kills(path: Path) -> int:
+    """How many of the job's processes the kernel's OOM killer ended because the job ran out of memory."""
+    total = 0
+    for events in [path / "memory.events", *[s / "memory.oom_control" for s in siblings(path)]]:
+        try:
+            for line in events.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and value.strip().isdigit():
+                    total += int(value)
+        except OSError:
+            pass
+    return total
 
 
 def job_name(pid: int) -> str:
@@ -88,13 +212,15 @@ def _remove_orphans(base: Path) -> None:
 
 
 def add(path: Path, pids: list[int]) -> None:
-    """Move these processes (each with all its threads) into the cgroup. Raises OSError where not allowed."""
-    for pid in pids:
-        try:
-            with open(path / "cgroup.procs", "w") as f:
-                f.write(str(pid))  # one pid per write: the kernel reads one
-        except ProcessLookupError:
-            pass  # it ended meanwhile
+    """Move these processes (each with all its threads) into the cgroup, and into its v1 siblings where the
+    job has any. Raises OSError where not allowed."""
+    for where in [*siblings(path), path]:
+        for pid in pids:
+            try:
+                with open(where / "cgroup.procs", "w") as f:
+                    f.write(str(pid))  # one pid per write: the kernel reads one
+            except ProcessLookupError:
+                pass  # it ended meanwhile
 
 
 def freeze(path: Path, timeout: float = 2.0) -> None:
@@ -128,22 +254,34 @@ def cpu_seconds(path: Path) -> float:
 
 
 def remove(path: Path, timeout: float = 5.0) -> None:
-    """Kill whatever still runs in the cgroup and remove it."""
+    """Kill whatever still runs in the cgroup and remove it, with its v1 siblings (emptied with it)."""
+    extra = siblings(path)
     deadline = time.monotonic() + timeout
     while True:
         try:
             path.rmdir()
-            return
+            break
         except FileNotFoundError:
-            return
+            break
         except OSError:  # busy: processes remain (or are still dying)
             if time.monotonic() > deadline:
                 raise
         try:
             _kill_all(path)
         except FileNotFoundError:
-            return
+            break
         time.sleep(0.01)
+    for sibling in extra:
+        while True:
+            try:
+                sibling.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:  # its last processes are still being reaped
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
 
 def _kill_all(path: Path) -> None:

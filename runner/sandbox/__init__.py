@@ -111,6 +111,9 @@ def rlimits(limits: Limits, device: str) -> list[tuple[int, tuple[int, int]]]:
         (resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5)),
         (resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes)),
         (resource.RLIMIT_CORE, (0, 0)),
+        # Descriptors are counted per process against one table for the whole host (fs.file-max): with
+        # the process limit this bounds what one job can hold (Limits.job_files).
+        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
     ]
     if device == "cpu":  # a CUDA context reserves far more address space than it uses
         out.append((resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)))
@@ -130,6 +133,17 @@ def drop_capabilities() -> None:
         libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; past the last capability it fails, harmlessly
     if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+
+
+def first_for_the_oom_killer() -> None:
+    """In a child before it drops root: when memory runs out, the kernel's OOM killer ends this process and
+    what it forks before anything else (the judge, the worker, a database). Written while the process still
+    holds CAP_SYS_RESOURCE, the value is also its floor: the contestant cannot lower it again."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:  # no /proc here: the job's memory bound still holds where there is one
+        pass
 
 
 def die_with_parent() -> None:
@@ -237,6 +251,7 @@ class Sandbox:
 
         def pre_exec() -> None:
             die_with_parent()
+            first_for_the_oom_killer()
             for which, value in limits:
                 resource.setrlimit(which, value)
             if os.geteuid() == 0:

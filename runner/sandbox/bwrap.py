@@ -41,6 +41,7 @@ from runner.sandbox import (
     Sandbox,
     contestant_env,
     die_with_parent,
+    first_for_the_oom_killer,
     rlimits,
     stem,
     uids,
@@ -131,6 +132,8 @@ def bwrap_argv(
         a += ["--ro-bind", str(entry), str(entry)]
     a += ["--size", str(job.limits.scratch_bytes), "--perms", "0700", "--tmpfs", str(job.scratch)]
     a += ["--proc", "/proc", "--dev", "/dev"]
+    # bwrap's /dev/shm lies on its /dev tmpfs, which has no size: a tmpfs of its own, capped
+    a += ["--size", str(job.limits.shm_bytes), "--perms", "1777", "--tmpfs", "/dev/shm"]
     a += ["--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu"]  # torch counts cores here
     if job.device == "cuda":
         a += ["--ro-bind", "/sys", "/sys"]
@@ -192,6 +195,10 @@ def unshare_argv(
     ]
     for dev in ("null", "zero", "full", "random", "urandom"):
         lines += [f'touch "$R/dev/{dev}"', f'mount --bind /dev/{dev} "$R/dev/{dev}"']
+    lines += [
+        'mkdir -p "$R/dev/shm"',
+        f'mount -t tmpfs -o nosuid,nodev,size={job.limits.shm_bytes},mode=1777 kb-shm "$R/dev/shm"',
+    ]
     lines += [f"hostname {HOSTNAME} 2>/dev/null || true", 'mount -o remount,bind,ro "$R"']
     enter = "cd " + q(str(job.dir)) + ' && exec "$@"'  # in the new root, as the job's uid
     # Not exec'd: this shell stays pid 1 of the namespace, so that the contestant is not (the kernel drops
@@ -267,7 +274,7 @@ class BwrapSandbox(Sandbox):
         )
         what = (
             f"every namespace unshared (no network), a private read-only root with only the runtime and the job's "
-            f"directory, a size-capped tmpfs scratch, {who}, no capabilities, rlimits on CPU, memory, file size and processes"
+            f"directory, a size-capped tmpfs scratch, {who}, no capabilities, rlimits on CPU, memory, file size, open files and processes, a size-capped /dev/shm"
         )
         if self.tool == "bwrap":
             return f"isolated by bubblewrap: {what}"
@@ -360,6 +367,7 @@ class BwrapSandbox(Sandbox):
             command = unshare_argv(job, argv, uid=inside_uid, python=python)
 
         def pre_exec() -> None:
+            first_for_the_oom_killer()  # still root: the contestant cannot undo it
             if stage is not None and uid is not None:  # a stage exists only for a leased uid
                 stage.mount()  # still root, in a mount namespace of its own
                 os.setgroups([])

@@ -56,6 +56,7 @@ from runner.sandbox import (
     Sandbox,
     contestant_env,
     die_with_parent,
+    first_for_the_oom_killer,
     rlimits,
     uids,
 )
@@ -65,7 +66,6 @@ IMAGE_ROOT = "/opt/kernelboard"  # where the image holds the runner and the prob
 LABEL = "kernelboard.job"
 HASH_LABEL = "kernelboard.code-hash"
 JUDGE_TMP_BYTES = 256 << 20  # the judge's own /tmp: caches of torch and triton
-SHM_BYTES = 64 << 20  # /dev/shm, the contestant's second writable place
 JUDGE_PIDS = 64  # on top of the contestant's process limit: the judge's threads and docker's init
 CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # the judge's; the contestant has none
 IMAGE_USER, IMAGE_UID = "contestant", 10002  # the image's account, for workers that cannot lease a uid
@@ -179,13 +179,14 @@ def container_config(
             f"{JOB_DIR}/scratch": f"rw,exec,nosuid,nodev,size={limits.scratch_bytes},mode=0700,uid={uid},gid={uid}",
             "/tmp": f"rw,exec,nosuid,nodev,size={JUDGE_TMP_BYTES},mode=0700",
         },
-        "shm_size": SHM_BYTES,
+        "shm_size": limits.shm_bytes,  # /dev/shm, the contestant's second writable place
         "cap_drop": ["ALL"],
         "cap_add": list(CAPABILITIES),
         "security_opt": ["no-new-privileges:true"],
         "pids_limit": limits.processes + JUDGE_PIDS,
-        "mem_limit": limits.memory_bytes,
-        "memswap_limit": limits.memory_bytes,  # equal: no swap on top of the memory limit
+        # The job's memory, the judge's included (it runs in the container), tmpfs pages too
+        "mem_limit": limits.job_memory_bytes,
+        "memswap_limit": limits.job_memory_bytes,  # equal: no swap on top of the memory limit
         "nano_cpus": cpu_quota(threads, host_cpus),
         "ipc_mode": "private",
         "init": True,  # a reaper as pid 1: signals and orphans behave as on a host
@@ -420,6 +421,7 @@ class DockerSandbox(Sandbox):
         env.update(USER=IMAGE_USER, LOGNAME=IMAGE_USER)
 
         def pre_exec() -> None:
+            first_for_the_oom_killer()  # before the judge: it shares the container's memory
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)  # every capability is gone with it

@@ -27,7 +27,7 @@ import signal
 import socket
 import sys
 
-from runner.sandbox import die_with_parent, drop_capabilities, uids
+from runner.sandbox import die_with_parent, drop_capabilities, first_for_the_oom_killer, uids
 
 CLONE_NEWUSER = 0x10000000
 # cgroup, IPC, network, UTS, pid and mount: joined at once, the user namespace after
@@ -144,6 +144,7 @@ def _enter(order: dict, holder: int) -> None:
         if rc != 0:
             raise OSError(ctypes.get_errno(), f"{what} failed")
 
+    first_for_the_oom_killer()  # still root outside: the contestant inherits it and cannot lower it
     os.setgroups([])  # the sandbox's user namespace allows no setgroups: none are held from here on
     check(libc.setns(holder, NAMESPACES), "joining the sandbox's namespaces")  # all or none
     os.chdir("/")  # the sandbox's root, which joining its mount namespace made this process's root

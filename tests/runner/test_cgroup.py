@@ -3,11 +3,14 @@ by itself included, every live process listed whatever its parent, and nothing l
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 from runner import cgroup
+from runner.limits import limits_for
 
 # Once told to go (it is in the cgroup by then), three children that each burn 0.2 s of CPU and are reaped by
 # the kernel (SIGCHLD ignored), and a grandchild orphaned by its parent's exit; then it waits to be killed.
@@ -100,3 +103,60 @@ def test_a_dead_workers_empty_cgroup_is_removed_by_the_next_job(job_cgroups):
         for made in (stale, elsewhere):
             if made.exists():
                 made.rmdir()
+
+
+# Once told to go, four children of 24 MiB each (96 MiB together, each far below any per-process limit) that
+# wait to be killed; then as many more processes as it can make. It prints what happened to each.
+MANY_MEDIUM = """
+import os, signal, sys, time
+sys.stdin.readline()
+kids = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        hog = b"x" * (24 << 20)  # written, so resident: charged to the job
+        time.sleep(600)
+    kids.append(pid)
+time.sleep(1)
+for pid in kids:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    print("killed" if done and os.WIFSIGNALED(status) else "alive", flush=True)
+made = 0
+try:
+    for _ in range(64):
+        if os.fork() == 0:
+            time.sleep(600)
+        made += 1
+except OSError as exc:
+    print("fork refused", exc.errno, made, flush=True)
+print("end", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_jobs_cgroup_bounds_its_memory_and_processes_as_a_whole(job_cgroups):
+    """Many medium-sized processes: each is far from any per-process limit, together they pass the job's
+    memory bound, so the kernel's OOM killer ends one of them, inside the job (never this process); and
+    the job's processes stop at its process bound."""
+    limits = replace(limits_for("test"), job_memory_bytes=64 << 20, processes=16)
+    path = cgroup.create(limits)
+    assert path is not None
+    assert cgroup.bounds(path) == {"memory_bytes": 64 << 20, "processes": 16}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MANY_MEDIUM], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        cgroup.add(path, [proc.pid])
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        lines = [proc.stdout.readline().strip() for _ in range(6)]
+        assert "killed" in lines[:4], lines
+        assert cgroup.oom_kills(path) >= 1
+        refused = lines[4].split()
+        assert refused[:3] == ["fork", "refused", str(errno.EAGAIN)], lines
+        assert len(cgroup.pids(path)) <= 16
+    finally:
+        proc.kill()
+        cgroup.remove(path)
+    assert not path.exists() and not cgroup.siblings(path)

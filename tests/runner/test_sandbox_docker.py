@@ -16,7 +16,6 @@ from runner.sandbox.docker import (
     CAPABILITIES,
     IMAGE_UID,
     JOB_DIR,
-    SHM_BYTES,
     DockerSandbox,
     code_hash,
     container_config,
@@ -101,14 +100,14 @@ def test_every_writable_place_is_capped_and_the_scratch_is_the_contestants_and_e
         "exec" in judge_tmp and "mode=0700" in judge_tmp and not any(o.startswith("uid=") for o in judge_tmp)
     )
     assert all("size=" in opts for opts in host["Tmpfs"].values())
-    assert host["ShmSize"] == SHM_BYTES
+    assert host["ShmSize"] == lim.shm_bytes
 
 
 def test_processes_memory_without_swap_and_cpus_never_above_the_engines():
     lim = limits_for("leaderboard")
     host = engine_request(config())["HostConfig"]
     assert host["PidsLimit"] > lim.processes  # the contestant's own are limited per uid (RLIMIT_NPROC)
-    assert host["Memory"] == lim.memory_bytes and host["MemorySwap"] == lim.memory_bytes
+    assert host["Memory"] == lim.job_memory_bytes and host["MemorySwap"] == lim.job_memory_bytes
     assert {"Name": "core", "Soft": 0, "Hard": 0} in host["Ulimits"]
     assert host["NanoCpus"] == 2 * 10**9  # one thread and the judge
     assert engine_request(config(threads=2, host_cpus=2))["HostConfig"]["NanoCpus"] == 2 * 10**9
