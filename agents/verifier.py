@@ -95,7 +95,7 @@ class RunnerVerifier:
                 case_budget_s=self.case_budget_s,
             )
         )
-        passed = report.verdict == "passed" and report.score_s is not None
+        passed = report.passed and report.score_s is not None
         return Evaluation(
             verdict=report.verdict,
             message=report.message,

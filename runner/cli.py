@@ -13,7 +13,7 @@ from pathlib import Path
 from runner.dispatch import execute
 from runner.problem import list_problems
 from runner.report import render, write_profile_csvs
-from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec, Verdict
+from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         print(report.to_json(indent=2))
     else:
         print(render(report))
-    return 0 if report.verdict == Verdict.PASSED else 1
+    return 0 if report.passed else 1
 
 
 if __name__ == "__main__":

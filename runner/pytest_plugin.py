@@ -2,8 +2,9 @@
 
     pytest --problem trimul --submission my_kernel.py [--mode benchmark] [--device cuda]
 
-One item per case, PASSED or FAILED with the judge's reason; the timings at the end. The plugin is
-registered through the package's `pytest11` entry point, so it is there wherever the package is installed.
+One item per case, PASSED or FAILED with the judge's reason; the timings at the end. The session passes
+only when the run did (runner.vocabulary.passed): a run flagged as a whole (an output written after `done`)
+fails it even where every case passed. The plugin is registered through the package's `pytest11` entry point, so it is there wherever the package is installed.
 """
 
 from __future__ import annotations
@@ -142,6 +143,14 @@ def pytest_collection(session: pytest.Session) -> bool | None:
     return True
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The run's verdict decides the session, as it decides the command line's exit status: cases that all
+    passed do not make a flagged run pass."""
+    report = session.config.stash.get(_REPORT_KEY, None)
+    if report is not None and not report.passed and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     if _REPORT_KEY not in config.stash:
         return
@@ -150,3 +159,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     terminalreporter.write_line(render(report))
     if report.score_s:
         terminalreporter.write_line(f"score: {format_time(report.score_s)}")
+    if not report.passed:
+        terminalreporter.write_line(f"the run did not pass: {report.verdict}: {report.message}", red=True)

@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.vocabulary import Mode, Verdict  # noqa: F401 (Verdict: re-exported, as runner.spec.Verdict)
+from runner.vocabulary import Mode, Verdict, passed  # noqa: F401 (Verdict: re-exported, as runner.spec.Verdict)
 
 MODES = tuple(Mode)
 DEVICES = ("cpu", "cuda")
@@ -97,6 +97,16 @@ class RunReport:
     # Profile mode: per case {"case", "text", "csv", "ncu"}, the per-operator table the judge checked and
     # capped (runner/judge/profile.py); empty in the other modes.
     profiles: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """runner.vocabulary.passed on this report: the verdict, its flags, its cases and its fault."""
+        return passed(
+            self.verdict,
+            flags=len(self.flags),
+            statuses=tuple(c.status for c in self.cases),
+            platform_fault=self.platform_fault,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

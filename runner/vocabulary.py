@@ -65,6 +65,21 @@ class Verdict(StrEnum):
     FLAGGED = "flagged"  # the outputs were right but the result is suspect; kept out of rankings
 
 
+def passed(
+    verdict: str, *, flags: int = 0, statuses: tuple[str, ...] = (), platform_fault: bool = False
+) -> bool:
+    """Whether a run passed: the one decision behind the command line's exit status, the pytest plugin's
+    session, the platform's pass counts and the agents' rewards. The verdict must say `passed`, and nothing
+    beside it may say otherwise: no flag, no case that did not pass, no fault of the platform. A report
+    that contradicts itself did not pass. Plain values, so that the platform's client can ask too."""
+    return (
+        verdict == Verdict.PASSED
+        and not flags
+        and not platform_fault
+        and all(status == CaseStatus.PASSED for status in statuses)
+    )
+
+
 class CaseStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"

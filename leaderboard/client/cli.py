@@ -239,7 +239,7 @@ def _report(client: ApiClient, submission: dict[str, Any], profile_csv: Path | N
     print(render_report(submission, colour=sys.stdout.isatty()))
     if profile_csv is not None:
         _write_profiles(client, submission, profile_csv)
-    return 0 if submission["state"] == "passed" else 1
+    return 0 if vocabulary.passed(submission["state"]) else 1
 
 
 def _write_profiles(client: ApiClient, submission: dict[str, Any], directory: Path) -> None:

@@ -427,6 +427,9 @@ class Judge:
                 if self.device == "cuda":  # every call's outputs are kept until checked
                     k = min(k, max(1, int(GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1))))
                 self.verify_unchanged(lay, last, case)
+                # Checked: the next window poisons these slots, so a failure inside it must not compare
+                # the judge's own poison with this snapshot (a false late-write on a run that failed).
+                last = []
                 datas = [self.generate(case, run_seed, call + i) for i in range(k)]
                 elapsed, cpu, outputs, joules = self.window(lay, datas, case)
                 last = outputs  # what the slots held at done, right or wrong
