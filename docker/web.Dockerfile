@@ -49,12 +49,17 @@ RUN pip install ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} ${WHEELS:+--find-link
  && python -c "import torch; assert torch.__version__.endswith('+cpu'), torch.__version__"
 
 FROM worker-deps AS worker-cpu
+COPY docker/worker-entrypoint.sh /usr/local/bin/kernelboard-worker-entrypoint
 COPY manage.py pyproject.toml ./
 COPY leaderboard ./leaderboard
 COPY runner ./runner
 COPY agents ./agents
 COPY problems ./problems
 ENV RUNNER_SANDBOX=bwrap
-USER kernelboard
+# Root, as the tested default: the worker leases a uid per job and makes the job's cgroup, and its
+# contestants run as the leased uid with no capability at all. The container's own capabilities are the
+# few docker/compose.yaml grants, each explained there. The entrypoint makes the container's cgroup writable.
+USER root
+ENTRYPOINT ["kernelboard-worker-entrypoint"]
 CMD ["celery", "-A", "leaderboard.celery", "worker", "--queues", "cpu", "--concurrency", "1", \
      "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]

@@ -5,9 +5,11 @@ acknowledgement, prefetch of one, time limits).
 """
 
 import os
+import sys
 from pathlib import Path
 
 from celery import Celery
+from celery.signals import celeryd_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
@@ -27,3 +29,19 @@ def make_broker_folders() -> None:
 
 if str(app.conf.broker_url or "").startswith("filesystem://"):
     make_broker_folders()
+
+
+@celeryd_init.connect
+def refuse_unless_ready(sender=None, instance=None, conf=None, options=None, **kwargs) -> None:
+    """Before the worker consumes anything: a worker that would judge more weakly than the tested default
+    exits with status 78 (EX_CONFIG) and says why (leaderboard/submissions/readiness.py). Celery logs and
+    swallows a receiver's exceptions, so this exits itself."""
+    from leaderboard.submissions.readiness import EXIT_STATUS, worker_refusal
+
+    queues = (options or {}).get("queues") or [q.name for q in app.conf.task_queues or []]
+    if isinstance(queues, str):
+        queues = queues.split(",")
+    why = worker_refusal(q.strip() for q in queues)
+    if why:
+        print(f"kernelboard: {why}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_STATUS)

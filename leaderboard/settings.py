@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 from pathlib import Path
 
 import dj_database_url
@@ -22,6 +21,14 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from runner import vocabulary as _vocabulary
+from runner.sandbox import default_sandbox as _runner_default_sandbox
+
+
+def _default_sandbox() -> str:
+    try:
+        return _runner_default_sandbox()
+    except RuntimeError:
+        return ""
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -243,8 +250,10 @@ SUBMISSION_MAX_PER_HOUR = _env_int("SUBMISSION_MAX_PER_HOUR", 60)  # per user; 0
 SUBMISSION_MAX_ATTEMPTS = 3  # claims of one submission before it ends as `error`
 
 # --- judging ---------------------------------------------------------------------------------------------
-# The runner's sandbox: bubblewrap where installed, else none (then the sandbox is the machine itself).
-RUNNER_SANDBOX = os.environ.get("RUNNER_SANDBOX") or ("bwrap" if shutil.which("bwrap") else "none")
+# The runner's sandbox, by the runner's one definition (runner.sandbox.default_sandbox: RUNNER_SANDBOX, else
+# bwrap, else docker; never `none` unless named). "" where this host has none: a web process needs none, and
+# a worker refuses to start there, saying why (leaderboard/submissions/readiness.py).
+RUNNER_SANDBOX = _default_sandbox()
 RUNNER_THREADS = _env_int("RUNNER_THREADS", 1)  # the contestant's CPU threads, fixed per job
 # Timed seconds per benchmark case; empty: the runner's default for the mode (agents and tests use less).
 RUNNER_CASE_BUDGET_S = _env_float("RUNNER_CASE_BUDGET_S", 0.0) or None

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import cgroup, leash, scanner, seal, textsafe
+from runner import cgroup, leash, readiness, scanner, seal, textsafe
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
 from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
@@ -149,6 +149,7 @@ def _execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
         (job_dir / "utils.py").write_text(problem.utils_source)
         (job_dir / "scratch").mkdir()
         try:
+            _refuse_ranking_without_cgroup(spec, sandbox, job_cgroup)
             sandbox.prepare(job_dir)
         except RuntimeError as exc:  # the backend cannot run on this host: the operator's problem
             report = _verdict(spec, Verdict.ERROR, str(exc), platform_fault=True)
@@ -182,6 +183,17 @@ def _name_job_bounds(report: RunReport, job_cgroup: Path) -> None:
             f" (the job's memory limit of {memory / (1 << 20):,.0f} MiB was reached: the kernel ended "
             f"{killed} of its processes)"
         )
+
+
+def _refuse_ranking_without_cgroup(spec: JobSpec, sandbox: Sandbox, job_cgroup: Path | None) -> None:
+    """A leaderboard run on a CPU is charged from the job's cgroup, or refused: the /proc path only where the
+    operator named it (runner/readiness.py)."""
+    if spec.mode == "leaderboard":
+        why = readiness.leaderboard_refusal(
+            spec.device, sandbox.name, spec.allow_unisolated, has_cgroup=job_cgroup is not None
+        )
+        if why:
+            raise RuntimeError(why)
 
 
 def _verdict(spec: JobSpec, verdict: str, message: str, **fields: Any) -> RunReport:

@@ -31,18 +31,25 @@ down() {
   "${COMPOSE[@]}" down --volumes --remove-orphans >/dev/null 2>&1 || true
 }
 
-# The worker as compose.local.yaml describes it, through `docker run`: Compose 1.29 cannot lift the masked
-# /proc paths (systempaths=unconfined), without which bubblewrap cannot mount the sandbox's /proc.
+# The worker as compose.local.yaml describes it, through `docker run`: Compose 1.29 can neither lift the masked
+# /proc paths (systempaths=unconfined), without which bubblewrap cannot mount the sandbox's /proc, nor give
+# a cgroup namespace of its own. Its environment, capabilities, security options and cgroup namespace are
+# read from the resolved configuration, so that what runs is what the file says.
 run_worker() {
-  local envfile
+  local envfile flags
   envfile=$(mktemp)
-  "${COMPOSE[@]}" --profile docker-run config | python3 -c '
+  flags=$("${COMPOSE[@]}" --profile docker-run config | python3 -c '
 import sys, yaml
-env = yaml.safe_load(sys.stdin)["services"]["worker-cpu"]["environment"]
-print("\n".join(f"{k}={v}" for k, v in env.items()))' > "$envfile"
-  docker run -d --name "$WORKER" --network host --env-file "$envfile" --cap-drop ALL \
-    --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
-    kernelboard-worker-cpu:local >/dev/null
+w = yaml.safe_load(sys.stdin)["services"]["worker-cpu"]
+with open(sys.argv[1], "w") as f:
+    f.write("\n".join(f"{k}={v}" for k, v in w["environment"].items()))
+flags = [f"--cap-drop={c}" for c in w.get("cap_drop", [])] + [f"--cap-add={c}" for c in w.get("cap_add", [])]
+flags += [f"--security-opt={o}" for o in w.get("security_opt", [])]
+cgroupns = w.get("x-cgroup")
+flags += [f"--cgroupns={cgroupns}"] if cgroupns else []
+print(" ".join(flags))' "$envfile")
+  # shellcheck disable=SC2086  # the flags are words without spaces, made above
+  docker run -d --name "$WORKER" --network host --env-file "$envfile" $flags kernelboard-worker-cpu:local >/dev/null
   rm -f "$envfile"
 }
 trap 'status=$?; if [ $status -ne 0 ]; then "${COMPOSE[@]}" logs --tail 40 >&2 || true; docker logs --tail 40 "$WORKER" >&2 || true; fi; down; exit $status' EXIT
@@ -77,6 +84,23 @@ for _ in $(seq 1 300); do
 done
 [ "$state" = passed ] || { say "submission #$ID ended $state: $doc"; exit 1; }
 say "submission #$ID passed at $((SECONDS - started)) s"
+
+# How the worker judged it: the report's CPU accounting and isolation (from the database), and its fork
+# server, which outlives the job in the worker (tests/containers/test_stack.py checks these lines).
+"${COMPOSE[@]}" exec -T web python manage.py shell -c "
+from leaderboard.submissions.models import Run
+r = Run.objects.get(submission_id=$ID).report
+print('docker_stack.sh: judged with cpu_time_from=' + r['env'].get('cpu_time_from', '?'))
+print('docker_stack.sh: isolation: ' + r['isolation'])" 2>/dev/null | tr -d '\r'
+docker exec "$WORKER" python3 -c '
+import os
+def cmdline(pid):
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        return b""
+servers = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and b"runner.forkserver" in cmdline(p)]
+print("docker_stack.sh: a fork server runs in the worker:", "yes" if servers else "no")'
 
 curl -fsS -H 'Host: localhost' "$WEB/api/problems/vectoradd/rankings?device=cpu" | python3 -c '
 import json, sys

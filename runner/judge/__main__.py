@@ -135,7 +135,7 @@ def run_job(
     contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch
 
-    from runner import envinfo
+    from runner import envinfo, readiness
     from runner.judge.loop import Judge
 
     # The judge's work (fresh inputs, the reference, checks) happens while the contestant is stopped, so
@@ -149,6 +149,8 @@ def run_job(
     report.env["contestant_threads"] = judge.threads
     if spec.device == "cpu":
         report.env["cpu_time_from"] = "cgroup" if judge.cgroup else "proc"
+        if not judge.cgroup:  # the weaker path says so in words wherever the report is read
+            report.isolation = f"{report.isolation} {readiness.PROC_SENTENCE}".strip()
         report.env["cpu_while_frozen_s"] = round(judge.cpu_while_frozen_s, 6)
         report.env["freeze_pauses"] = freeze.settle_pauses
         if judge.cgroup_refused:

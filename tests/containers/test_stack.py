@@ -1,10 +1,13 @@
 """The whole stack in containers (docker/compose.local.yaml), end to end: scripts/docker_stack.sh builds the
 images here, brings PostgreSQL, Redis, the web and a worker up, submits a correct vectoradd through the API,
-waits for its verdict, finds it in the rankings and takes everything down. 3 to 8 minutes."""
+waits for its verdict, finds it in the rankings and takes everything down. 3 to 8 minutes. The CPU worker
+judges as the tested default does: the job's cgroup, a leased uid, the fork server. And the file tested
+here gives the worker the privileges of the file shipped (docker/compose.yaml)."""
 
 import subprocess
 
 import pytest
+import yaml
 
 from runner.sandbox import RUNNER_ROOT
 from tests.containers import engine
@@ -21,7 +24,28 @@ def test_the_stack_comes_up_judges_a_submission_ranks_it_and_goes_down():
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert "in the rankings: rank 1 alice" in run.stdout, run.stdout[-4000:]
+    # How the compose worker judged it: CPU time from the job's cgroup, a uid leased for the job, judges
+    # forked from the fork server (which stays up in the worker after its first job).
+    assert "judged with cpu_time_from=cgroup" in run.stdout, run.stdout[-4000:]
+    assert "a dedicated uid (61000-61063) leased for the job" in run.stdout, run.stdout[-4000:]
+    assert "a fork server runs in the worker: yes" in run.stdout, run.stdout[-4000:]
     left = [c.name for c in client.containers.list(all=True) if c.name.startswith("kernelboard-local")]
     assert (
         left == [] and [v.name for v in client.volumes.list() if v.name.startswith("kernelboard-local")] == []
     )
+
+
+PRIVILEGES = ("user", "cap_drop", "cap_add", "security_opt", "privileged", "devices", "volumes")
+
+
+def _worker(name: str) -> dict:
+    return yaml.safe_load((RUNNER_ROOT / "docker" / name).read_text())["services"]["worker-cpu"]
+
+
+def test_the_tested_worker_has_the_privileges_of_the_shipped_one():
+    shipped, tested = _worker("compose.yaml"), _worker("compose.local.yaml")
+    assert {k: shipped.get(k) for k in PRIVILEGES} == {k: tested.get(k) for k in PRIVILEGES}
+    assert shipped["cgroup"] == tested["x-cgroup"] == "private"
+    assert "ALL" in shipped["cap_drop"] and not shipped.get("privileged")
+    assert shipped["environment"]["RUNNER_SANDBOX"] == "bwrap"
+    assert "RUNNER_CPU_ACCOUNTING" not in shipped["environment"]  # the /proc path is never shipped

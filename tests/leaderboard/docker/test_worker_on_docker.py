@@ -14,7 +14,10 @@ from tests.containers import engine
 @pytest.mark.slow
 def test_a_docker_worker_judges_a_submission_from_the_api_to_the_rankings(workers, client, problems, alice):
     engine.require()
-    workers.start("docker", RUNNER_SANDBOX="docker", RUNNER_CASE_BUDGET_S="0.05")
+    # A CPU queue on the docker backend reads CPU time from /proc: the operator must name that path.
+    workers.start(
+        "docker", RUNNER_SANDBOX="docker", RUNNER_CPU_ACCOUNTING="proc", RUNNER_CASE_BUDGET_S="0.05"
+    )
     response = client.post(
         "/api/submissions",
         {

@@ -25,6 +25,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.problems.services import problem_sync_all
+from leaderboard.submissions.readiness import worker_refusal
 from leaderboard.submissions.services import submission_sweep
 from leaderboard.submissions.sweeper import Sweeper
 
@@ -147,6 +148,9 @@ class Command(BaseCommand):
         log_dir = settings.VAR_DIR / "log"
         log_dir.mkdir(parents=True, exist_ok=True)
         self._check_port_free(host, port)
+        refused = worker_refusal([device_kind])  # the worker would exit saying this; say it before starting
+        if refused:
+            raise CommandError(refused)
 
         call_command("migrate", interactive=False, verbosity=0)
         for synced in problem_sync_all():
