@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import torch
 
+from runner.floors import device_kind_from_name, flush_bytes
+
 
 def set_seed(seed: int = 42) -> None:
     """Seed Python's, NumPy's (where installed) and torch's generators, on every device."""
@@ -76,15 +78,16 @@ _flush: dict[str, torch.Tensor] = {}
 
 
 def clear_l2_cache(device: str | torch.device = "cuda") -> None:
-    """Evict the GPU's L2 cache by writing a buffer of twice its size (the judge does this itself before
-    every timed call; a kernel never needs to). On a CPU, nothing."""
+    """Evict the GPU's last-level cache by writing a buffer of twice its size, as the judge does before
+    every timed call (a kernel never needs to; runner/floors.py sizes it per part). On a CPU, nothing."""
     device = torch.device(device)
     if device.type != "cuda" or not torch.cuda.is_available():
         return
     key = str(device)
     if key not in _flush:
         l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20)
-        _flush[key] = torch.empty(2 * max(l2, 1 << 20), dtype=torch.uint8, device=device)
+        kind = device_kind_from_name(torch.cuda.get_device_name(device))
+        _flush[key] = torch.empty(flush_bytes(kind, l2), dtype=torch.uint8, device=device)
     _flush[key].zero_()
 
 

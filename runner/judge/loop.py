@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from runner import cgroup, envinfo, freeze
-from runner.floors import device_kind_from_name, floor_seconds
+from runner.floors import device_kind_from_name, floor_seconds, flush_bytes
 from runner.judge.profile import profile_of
 from runner.judge.proxy import Contestant, Stop
 from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild
@@ -99,7 +99,7 @@ class Judge:
         self.l2_flush = None
         if self.device == "cuda":
             l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
-            self.l2_flush = torch.empty(2 * max(l2, 1 << 20), dtype=torch.uint8, device="cuda")
+            self.l2_flush = torch.empty(flush_bytes(self.kind, l2), dtype=torch.uint8, device="cuda")
 
     def flag(self, kind: str, message: str, evidence: Any = None) -> None:
         if not any(f["kind"] == kind for f in self.flags):
