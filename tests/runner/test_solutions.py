@@ -15,7 +15,7 @@ from tests.runner import golden
 
 pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest.py)
 
-CAUGHT = {"failed", "rejected", "flagged"}
+CAUGHT = {"failed", "rejected", "flagged", "error"}  # error: a cheat whose own exception ends it
 QUICK = {"case_budget_s": 0.05, "call_s": 60}
 
 
