@@ -10,6 +10,7 @@ and believes no number sent from here.
 from __future__ import annotations
 
 import ctypes
+import glob
 import importlib.util
 import os
 import socket
@@ -66,12 +67,49 @@ def hint(exc: BaseException, data: Any, device: str) -> str:
         "no CUDA GPUs are available",
         "CUDA driver initialization failed",
     )
+    # torch's CPU build finds no CUDA toolkit at all, whatever is installed: building CUDA code says
+    # CUDA_HOME is not set, which is true but sends people looking for a setting instead of a GPU
+    cuda_build = ("CUDA_HOME environment variable is not set", "no CUDA-capable device is detected")
+    if device == "cpu" and any(sign in text for sign in cuda_build):
+        return (
+            "; this run is on the CPU, which has no GPU: CUDA code (load_inline's cuda_sources, a .cu "
+            "extension) builds and runs only on a GPU, so submit it for a GPU device kind, or write the CPU "
+            "path in PyTorch, Triton or C++ (load_inline's cpp_sources)"
+        )
     if device == "cpu" and any(sign in text for sign in cuda_only):
         return (
             "; this run is on the CPU: create tensors on the inputs' device (`x.device`) instead of "
             "calling .cuda() or naming device='cuda'"
         )
+    if device == "cuda" and cuda_build[0] in text:
+        return "; this GPU host gave the sandbox no CUDA toolkit (nvcc): a fault of the platform, please report it"
     return ""
+
+
+def cuda_homes() -> list[str]:
+    """Where the CUDA toolkit may be: where CUDA's installers and NVIDIA's images put it, then a versioned
+    install alone, newest first."""
+    return ["/usr/local/cuda", *sorted(glob.glob("/usr/local/cuda-*"), reverse=True)]
+
+
+def build_tools(
+    env: dict[str, str], device: str, python: str, homes: list[str] | None = None
+) -> dict[str, str]:
+    """What the contestant's environment gains so that a submission builds an extension as it would at home
+    (torch.utils.cpp_extension.load_inline): the sandbox hands it a bare PATH. The Python's own folder
+    (ninja, which pip installs beside it) and, on a GPU, the CUDA toolkit's bin (nvcc), with CUDA_HOME.
+    Appended, so the system's own tools still come first."""
+    extra = [os.path.dirname(python)]
+    out: dict[str, str] = {}
+    if device == "cuda":
+        candidates = [env.get("CUDA_HOME", ""), *(cuda_homes() if homes is None else homes)]
+        home = next((h for h in candidates if h and os.access(os.path.join(h, "bin", "nvcc"), os.X_OK)), None)
+        if home:
+            extra.append(os.path.join(home, "bin"))
+            out["CUDA_HOME"] = home
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p]
+    out["PATH"] = os.pathsep.join(dict.fromkeys(path + extra))
+    return out
 
 
 class OutputError(Exception):
@@ -295,6 +333,7 @@ def main() -> None:
     channel = Channel(sock)
     hello, fds = channel.recv_command()
     os.environ["OMP_NUM_THREADS"] = str(hello["threads"])
+    os.environ.update(build_tools(dict(os.environ), hello["device"], sys.executable))
     if hello["device"] == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # Triton kernels run, slowly, on the CPU
     import torch

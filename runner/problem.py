@@ -163,7 +163,8 @@ class Problem:
 @dataclass(frozen=True)
 class Solution:
     """A golden submission and what it must get. Its docstring says so in lines such as
-    `expect: failed|flagged`, `message: <part of the reason>`, `threat: 5`, `scan: ctypes proc`."""
+    `expect: failed|flagged`, `message: <part of the reason>`, `threat: 5`, `scan: ctypes proc`, and
+    `device: cuda` for one that runs on a GPU only (CUDA C++ built by load_inline)."""
 
     path: Path
     group: str
@@ -171,13 +172,14 @@ class Solution:
     message: str = ""
     threat: int | None = None
     scan: tuple[str, ...] = ()
+    device: str = ""  # the one device it runs on; "": every device
 
     @classmethod
     def read(cls, path: Path, group: str) -> Solution:
         text = path.read_bytes().decode("utf-8", errors="replace")
         fields: dict[str, str] = {}
         for line in text.splitlines()[:40]:
-            m = re.match(r"^(expect|message|threat|scan):\s*(.*?)\s*$", line)
+            m = re.match(r"^(expect|message|threat|scan|device):\s*(.*?)\s*$", line)
             if m:
                 fields[m.group(1)] = m.group(2)
         expect = tuple(fields.get("expect", "passed" if group == "correct" else "").split("|"))
@@ -188,6 +190,7 @@ class Solution:
             message=fields.get("message", ""),
             threat=int(fields["threat"]) if fields.get("threat") else None,
             scan=tuple(fields.get("scan", "").split()),
+            device=fields.get("device", ""),
         )
 
 

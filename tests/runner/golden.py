@@ -70,10 +70,12 @@ def wrap(problem: str, cheat: str) -> str:
     return honest(problem) + attacks.WRAP + "\n" + (CHEATS / "_prelude.py").read_text() + "\n\n" + cheat
 
 
-def correct(problem: str) -> list[Golden]:
+def correct(problem: str, device: str = "cpu") -> list[Golden]:
+    """The correct solutions that run on `device`: one marked `device: cuda` (CUDA C++) is a GPU's only."""
     path = load_problem(problem).path
     files = sorted((path / "templates").glob("*.py")) + sorted((path / "solutions" / "correct").glob("*.py"))
-    return [_own(problem, p, "correct") for p in files]
+    solutions = [_own(problem, p, "correct") for p in files]
+    return [s for s in solutions if s.device in ("", device)]
 
 
 def wrong(problem: str) -> list[Golden]:

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("name", list_problems())
 def test_correct_solutions_pass_on_the_gpu(name):
-    for solution in golden.correct(name):
+    for solution in golden.correct(name, device="cuda"):
         report = execute(
             JobSpec(
                 problem=name, source=solution.source, mode="leaderboard", device="cuda", case_budget_s=0.5

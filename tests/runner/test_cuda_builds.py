@@ -1,0 +1,74 @@
+"""CUDA submissions built by load_inline: the tools on the contestant's PATH, the golden CUDA solution kept to
+GPUs, and a CPU run of it told in words that the run has no GPU. The build itself needs a GPU: the golden
+solution runs in tests/runner/test_gpu.py (scripts/gpu_check.sh)."""
+
+import os
+
+import pytest
+
+from runner import JobSpec, execute
+from runner.contestant import build_tools
+from tests.runner import golden
+
+
+def _toolkit(root):
+    nvcc = root / "bin" / "nvcc"
+    nvcc.parent.mkdir(parents=True)
+    nvcc.write_text("#!/bin/sh\n")
+    nvcc.chmod(0o755)
+    return root
+
+
+def test_a_gpu_contestant_gets_the_cuda_toolkit_and_ninja_on_its_path(tmp_path):
+    home = _toolkit(tmp_path / "cuda")
+    env = build_tools({"PATH": "/usr/local/bin:/usr/bin:/bin"}, "cuda", "/opt/venv/bin/python3", [str(home)])
+    assert env["CUDA_HOME"] == str(home)
+    # appended: the system's tools first, then the Python's own folder (pip's ninja), then nvcc's
+    assert env["PATH"].split(os.pathsep) == [
+        "/usr/local/bin",
+        "/usr/bin",
+        "/bin",
+        "/opt/venv/bin",
+        f"{home}/bin",
+    ]
+
+
+def test_the_toolkit_is_looked_for_where_cuda_home_says_first(tmp_path):
+    named, default = _toolkit(tmp_path / "named"), _toolkit(tmp_path / "default")
+    env = build_tools({"PATH": "/bin", "CUDA_HOME": str(named)}, "cuda", "/usr/bin/python3", [str(default)])
+    assert env["CUDA_HOME"] == str(named)
+    assert env["PATH"] == f"/bin:/usr/bin:{named}/bin"
+
+
+def test_no_toolkit_and_a_cpu_run_add_only_the_pythons_folder(tmp_path):
+    (tmp_path / "empty" / "bin").mkdir(parents=True)  # a folder without nvcc is no toolkit
+    env = build_tools({"PATH": "/usr/bin:/bin"}, "cuda", "/opt/venv/bin/python3", [str(tmp_path / "empty")])
+    assert env == {"PATH": "/usr/bin:/bin:/opt/venv/bin"}
+    home = _toolkit(tmp_path / "cuda")
+    assert build_tools({"PATH": "/bin"}, "cpu", "/bin/python3", [str(home)]) == {"PATH": "/bin"}
+
+
+def test_the_golden_cuda_solution_is_a_gpus_only():
+    on_cpu = {s.id for s in golden.correct("vectoradd")}
+    on_gpu = {s.id for s in golden.correct("vectoradd", device="cuda")}
+    assert "vectoradd/solutions/correct/cuda_inline.py" in on_gpu - on_cpu
+    assert "vectoradd/templates/pytorch.py" in on_cpu & on_gpu
+
+
+@pytest.mark.judge
+def test_a_cuda_kernel_on_a_cpu_run_is_told_the_run_has_no_gpu():
+    (solution,) = [s for s in golden.correct("vectoradd", device="cuda") if s.device == "cuda"]
+    report = execute(
+        JobSpec(
+            problem="vectoradd",
+            source=solution.source,
+            mode="test",
+            device="cpu",
+            sandbox="none",
+            allow_unisolated=True,
+        )
+    )
+    assert report.verdict == "error", report.message
+    # torch's CPU build says "CUDA_HOME environment variable is not set"; the message says what it means
+    assert "this run is on the CPU, which has no GPU" in report.message, report.message
+    assert "submit it for a GPU device kind" in report.message
