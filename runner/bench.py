@@ -95,6 +95,8 @@ def fidelity(args) -> None:
                     device=args.device,
                     threads=args.threads,
                     case_budget_s=args.case_budget,
+                    sandbox=args.sandbox,
+                    allow_unisolated=args.sandbox == "none",  # asked for by name, as the CLI's flag does
                 )
             )
             if report.verdict != "passed":
@@ -165,6 +167,9 @@ def main() -> None:
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--case-budget", type=float, default=None)
     f.add_argument("--problems", default="")
+    f.add_argument(
+        "--sandbox", choices=["", "bwrap", "docker", "none"], default="", help="default: the platform's"
+    )
     sub.add_parser("floor")
     args = parser.parse_args()
     {"fidelity": fidelity, "floor": floor}[args.command](args)
