@@ -7,9 +7,9 @@ sequence rewrites the terminal of whoever reads the report. The judge cleans its
 it, and every reader cleans again (the caller, the platform, the text reports): a report that reaches them by
 another path must never matter.
 
-Clean means: valid Unicode (each lone surrogate becomes U+FFFD), every control character but newline and tab
-written out visibly (`\\x00`), each string capped, numbers finite (NaN and infinities become null, which
-JSON and PostgreSQL's jsonb accept), and nothing but JSON's own types.
+Clean means: valid Unicode (each lone surrogate becomes U+FFFD), every control character but newline, tab
+and the \\r of a \\r\\n written out visibly (`\\x00`), each string capped, numbers finite (NaN and
+infinities become null, which JSON and PostgreSQL's jsonb accept), and nothing but JSON's own types.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ TEXT_CAP = 4000
 KEY_CAP = 200
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# C0 and C1 controls and DEL, but not tab (\x09) or newline (\x0a).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls and DEL, but not tab (\x09), newline (\x0a) or a carriage return that ends a line
+# (a CSV's \r\n); a lone one would let text overwrite its own line on a terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 
 
 class InvalidReport(ValueError):

@@ -50,6 +50,7 @@ def test_safe_text_keeps_tab_newline_and_writes_out_the_rest():
     assert _hazards(text) == []
     assert text.startswith("a\\x00b \ufffd \ufffd \\x1b[2J\\x1b]0;t\\x07 \\x9b31m \\x7f\ttab\nline")
     text.encode("utf-8")  # valid Unicode: the strict codec takes it
+    assert textsafe.safe_text("a,b\r\nc\rd") == "a,b\r\nc\\x0dd"  # a CSV's line ends stay; a lone \r does not
 
 
 def test_safe_text_caps_each_field_keeping_both_ends():
