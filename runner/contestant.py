@@ -9,7 +9,6 @@ and believes no number sent from here.
 
 from __future__ import annotations
 
-import ctypes
 import glob
 import importlib.util
 import os
@@ -18,6 +17,7 @@ import sys
 import traceback
 from typing import Any
 
+from runner import handshake
 from runner.channel import Channel, ChannelClosed
 from runner.transport import CpuArena, TensorRef, open_ref, replace_tensors, tensors_of
 
@@ -125,7 +125,7 @@ class Harness:
         self.old_arenas: list[CpuArena] = []
         self.inputs: list[Any] = []
         self.outputs: list[list[Any]] = []
-        self.control: Any = None  # GPU: shared go/done counters, a ctypes array over the control memfd
+        self.control: handshake.Control | None = None  # the go/done counters the judge shares
         self.output_dtype = "exact"  # the problem's output policy (runner.problem.Problem.output_dtype)
 
     def load(self, path: str) -> None:
@@ -202,15 +202,18 @@ class Harness:
             torch.cuda.synchronize()
 
     def run(self, k: int, per_call: bool, noop: bool, profile: bool = False) -> dict[str, Any]:
-        """Call custom_kernel on slots 0..k-1. On a GPU each call waits for its own go (per_call). With
-        `profile`, each call runs under the torch profiler and the reply carries the per-operator table."""
+        """Call custom_kernel on slots 0..k-1, each after its own go (per_call: the judge reveals one
+        input at a time, runner/handshake.py): spinning on a GPU, asleep on a CPU, where spinning would be
+        charged as the kernel's CPU time. With `profile`, each call runs under the torch profiler and the
+        reply carries the per-operator table."""
         aliases = []
         profiler = OperatorProfile(self.device) if profile else None
+        control = self.control  # the judge sends the page with its first word
         for call in range(k):
             slot = call % len(self.inputs) if self.inputs else 0  # a GPU case has one slot, reused
             if per_call:
-                while self.control[0] <= call:  # spin: the judge reveals one input at a time
-                    pass
+                assert control is not None
+                control.await_go(call, spin=self.device == "cuda")
             if not noop:
                 try:
                     if profiler is not None:
@@ -222,14 +225,16 @@ class Harness:
                     self.sync()
                 except Exception as exc:  # the judge reports it; the traceback goes to the logs
                     if per_call:
-                        self.control[1] = -1
+                        assert control is not None
+                        control.post(handshake.DONE, handshake.FAILED)
                     if isinstance(exc, OutputError):
                         return {"ok": False, "call": call, "kind": "output", "error": str(exc)}
                     traceback.print_exc()
                     why = f"{type(exc).__name__}: {exc}{hint(exc, self.inputs[slot], self.device)}"
                     return {"ok": False, "call": call, "kind": "raised", "error": why}
             if per_call:
-                self.control[1] = call + 1
+                assert control is not None
+                control.post(handshake.DONE, call + 1)
         if profiler is not None:
             # Nsight Compute replays the last call's input in a process of its own, after the calls
             ncu = nsight_summary(self.inputs[0], self.device) if self.inputs else None
@@ -346,16 +351,13 @@ def main() -> None:
     channel.send_reply({"ok": True, "stage": "runtime"})
     harness = Harness(channel, hello)
     if fds:
-        import mmap
-
-        ctl = mmap.mmap(fds[0], 16)
-        harness.control = (ctypes.c_int64 * 2).from_buffer(ctl)
+        harness.control = handshake.Control(fds[0])
     # Before the import, the judge calibrates with empty calls: the runtime alone, nothing of the submission.
     while True:
         message, _fds = channel.recv_command()
         if message["op"] != "run":
             break  # the judge's word to import the submission
-        channel.send_reply(harness.run(message["k"], False, True))
+        channel.send_reply(harness.run(message["k"], message.get("per_call", False), True))
     try:
         harness.load(hello["submission"])
     except SystemExit as exc:

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from runner import cgroup, envinfo, freeze
+from runner import cgroup, envinfo, freeze, handshake
 from runner.floors import device_kind_from_name, floor_seconds, flush_bytes
 from runner.judge.profile import profile_of
 from runner.judge.proxy import Contestant, Stop
@@ -38,6 +38,8 @@ TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
 WARMUP_CALLS = 3  # untimed calls per timed case
 OFF_CLOCK_SPIN_S = 0.001  # the least off-clock time the allowed threads past the first may spin for
 RAN_WHILE_STOPPED_S = 50e-6  # CPU time a tree stopped by SIGSTOP may show between freeze and thaw: honest, 0
+CALIBRATION_WINDOWS = 15  # empty windows of one call, and as many of CALIBRATION_CALLS calls
+CALIBRATION_CALLS = 9
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
@@ -77,6 +79,7 @@ class Judge:
         self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
         self.handshake_s: float | None = None  # an empty call's round trip, calibrated before the import
         self.idle_cpu_s = 0.0  # the CPU time of the tree in an empty window, calibrated before the import
+        self.idle_call_cpu_s = 0.0  # and what each empty call adds to it
         self.outside_s = 0.0  # and the wall time it spends thawed off the clock
         self.platform_fault = False
         self.frozen: list[int] = []
@@ -221,26 +224,23 @@ class Judge:
         timeout = self.limits.call_s * k
         what = f"custom_kernel on {case.id}"
         energy0 = self.nvml.energy_mj() if self.nvml else None
+        command = {"op": "run", "k": k, "per_call": True, "profile": profile}
         if self.device == "cuda":
-            elapsed, cpu, reply, snaps = self._gpu_window(lay, datas, timeout, what, profile)
+            self._reset_counters()
+            self.contestant.send(command, what)
+            elapsed, snaps = self._calls(lay, datas, timeout)
+            torch.cuda.synchronize()
+            cpu, reply = None, self.contestant.receive(timeout, what)
         else:
-            for slot, data in enumerate(datas):
-                for dst, src in zip(tensors_of(lay.inputs[slot]), tensors_of(data), strict=True):
-                    dst.copy_(src)
-                for t in lay.outputs[slot]:
-                    poison(t)
-            command = {"op": "run", "k": k, "profile": profile}
-            elapsed, cpu, outside, reply = self._cpu_window(command, timeout, what)
-            # The tree's CPU time beyond what an empty window costs it (signals, the harness's round trip),
+            elapsed, cpu, outside, reply, snaps = self._cpu_window(command, timeout, what, lay, datas)
+            # The tree's CPU time beyond what empty calls cost it (signals, the harness's round trips),
             # and beyond what the allowed threads past the first spend spinning down off the clock (OpenMP
             # workers spin for a while after each parallel region), for at most a few times the calibrated
             # off-clock time: a submission that slows the freeze gains nothing with one thread, little
             # with more.
             spin = min(outside, max(4 * self.outside_s, OFF_CLOCK_SPIN_S))
-            allowance = self.idle_cpu_s + (self.spec.threads - 1) * spin
+            allowance = self.idle_cpu_s + k * self.idle_call_cpu_s + (self.spec.threads - 1) * spin
             cpu = max(0.0, cpu - allowance)
-            # frozen: the slots hold exactly what they held at done
-            snaps = [(lay.outputs[slot], tensors_of(lay.inputs[slot])) for slot in range(k)]
         self.last_reply = reply
         joules = None
         if energy0 is not None and self.nvml:
@@ -258,7 +258,7 @@ class Judge:
         outputs = []
         shape = (len(lay.outputs[0]), len(tensors_of(lay.inputs[0])))  # outputs and inputs of every slot
         for (outs, ins), alias in zip(snaps, self._aliases(reply, k, *shape, case), strict=True):
-            got = [(ins[a] if a is not None else t).clone() for t, a in zip(outs, alias, strict=True)]
+            got = [ins[a] if a is not None else t for t, a in zip(outs, alias, strict=True)]
             outputs.append((got, alias, ins))
         self.threads["most"] = max(self.threads.get("most", 0), self.threads_now())
         return elapsed, cpu, outputs, joules
@@ -286,35 +286,63 @@ class Judge:
             raise self.contestant.broke_protocol(f"a malformed list of outputs for a window of {case.id}")
         return aliases
 
-    def _gpu_window(self, lay: CaseLayout, datas: list[Any], timeout: float, what: str, profile: bool):
-        """Reveal one input at a time: each call's input is written, L2 flushed and the device synced only
-        after the previous call's done, so calls cannot be batched. Both sides spin on shared counters."""
-        ctl, flush = self.contestant.control, self.l2_flush
-        assert ctl is not None and flush is not None  # both exist on a GPU run
-        ctl[0] = ctl[1] = 0  # the contestant is idle, waiting for a command
-        command = {"op": "run", "k": len(datas), "per_call": True, "profile": profile}
-        self.contestant.channel.send_command(command)
+    def _reset_counters(self) -> None:
+        """go = done = 0, before a window's command: the contestant waits for that command."""
+        ctl = self.contestant.control
+        assert ctl is not None  # made with the contestant
+        ctl[handshake.GO] = ctl[handshake.DONE] = 0
+
+    def _calls(
+        self, lay: CaseLayout | None, datas: list[Any], timeout: float
+    ) -> tuple[float, list[tuple[list[torch.Tensor], list[torch.Tensor]]]]:
+        """Reveal one input at a time, on every device: call i's input is written into its slot (on a GPU,
+        the one slot, then L2 flushed and the device synced) only after call i-1's done, so that no harness,
+        the contestant's own or one a submission put in its place, can serve several calls with one batched
+        call. Each call is timed from its go to its done; the writes are off the clock. Each call's outputs
+        and inputs are copied at its done: work that lands later finds its output copied as it was then.
+        Returns (seconds on the clock, per call made (outputs, inputs) as copied). With no layout (the
+        calibration), the calls are empty."""
+        ctl = self.contestant.control
+        assert ctl is not None  # made with the contestant
+        gpu = self.device == "cuda"
+        proc = self.contestant.proc
+        # A GPU judge spins on done as it always did; a CPU judge spins a moment, then sleeps, and stops
+        # waiting when the contestant died or replied on the socket before it was done (off protocol).
+        spin = None if gpu else handshake.JUDGE_SPIN_S
+        if gpu:
+            stop = lambda: proc.poll() is not None  # noqa: E731
+        else:
+            stop = lambda: proc.poll() is not None or self.contestant.replied()  # noqa: E731
         total, snaps = 0, []
-        slot_in, slot_out = tensors_of(lay.inputs[0]), lay.outputs[0]
         for i, data in enumerate(datas):
-            for dst, src in zip(slot_in, tensors_of(data), strict=True):
-                dst.copy_(src)
-            for t in slot_out:
-                poison(t)
-            flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
-            torch.cuda.synchronize()
+            ins: list[torch.Tensor] = []
+            outs: list[torch.Tensor] = []
+            if lay is not None:
+                slot = 0 if gpu else i
+                ins, outs = tensors_of(lay.inputs[slot]), lay.outputs[slot]
+                for dst, src in zip(ins, tensors_of(data), strict=True):
+                    dst.copy_(src)
+                for t in outs:
+                    poison(t)
+                if gpu:
+                    assert self.l2_flush is not None  # made on a GPU
+                    self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
+                    torch.cuda.synchronize()
             deadline = time.monotonic() + timeout
             t0 = time.perf_counter_ns()
-            ctl[0] = i + 1
-            while 0 <= ctl[1] < i + 1:
-                if time.monotonic() > deadline or self.contestant.proc.poll() is not None:
-                    break
+            if gpu:
+                ctl[handshake.GO] = i + 1  # the contestant spins: no wake, nothing more on the clock
+            else:
+                ctl.post(handshake.GO, i + 1)
+            done = ctl.await_done(i, deadline, spin, stop)
             total += time.perf_counter_ns() - t0
-            if ctl[1] != i + 1:
-                break  # an error (-1), a timeout or a death: the reply below says which
-            snaps.append(([t.clone() for t in slot_out], [t.clone() for t in slot_in]))
-        torch.cuda.synchronize()
-        return total * 1e-9, None, self.contestant.receive(timeout, what), snaps
+            if done > i + 1 or done < handshake.FAILED:  # a call it was never given: not the honest harness
+                self.contestant.kill()
+                raise self.contestant.broke_protocol(f"done {done} when call {i + 1} was the last one given")
+            if done != i + 1:
+                break  # an error (-1), a timeout, a death or a reply off protocol: the reply says which
+            snaps.append(([t.clone() for t in outs], [t.clone() for t in ins]))
+        return total * 1e-9, snaps
 
     def check(
         self, case: Case, lay: CaseLayout, datas: list[Any], outputs: list[Any], first_call: int
@@ -486,20 +514,22 @@ class Judge:
                 lay.arena.close()
 
     def _cpu_window(
-        self, command: dict[str, Any], timeout: float, what: str
-    ) -> tuple[float, float, float, dict]:
-        """Thaw the frozen tree, time one command's round trip, freeze it again. Returns (seconds on the
-        clock, CPU seconds of the whole tree, seconds thawed off the clock, the reply)."""
+        self, command: dict[str, Any], timeout: float, what: str, lay: CaseLayout | None, datas: list[Any]
+    ) -> tuple[float, float, float, dict, list]:
+        """Thaw the frozen tree, reveal and time a window's calls one at a time, freeze it again. Returns
+        (seconds on the clock, CPU seconds of the whole tree from thaw to freeze, seconds thawed off the
+        clock, the reply, per call its outputs and inputs at done)."""
         thawed = time.perf_counter_ns()
         before = self._thaw()
         assert before is not None, "a window starts frozen"
-        t0 = time.perf_counter_ns()
-        reply = self.contestant.request(command, timeout, what)
-        elapsed = (time.perf_counter_ns() - t0) * 1e-9
+        self._reset_counters()
+        self.contestant.send(command, what)
+        elapsed, snaps = self._calls(lay, datas, timeout)
+        reply = self.contestant.receive(timeout, what)
         self._freeze()
         outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed
         unseen, self._unseen_cpu_s = self._unseen_cpu_s, 0.0
-        return elapsed, self._cpu_since(before) + unseen, outside, reply
+        return elapsed, self._cpu_since(before) + unseen, outside, reply, snaps
 
     def _cpu_now(self) -> tuple[float, set[int]]:
         """The contestant's CPU seconds so far, with the pids alive where they were read from /proc."""
@@ -519,14 +549,21 @@ class Judge:
         return cpu1 - cpu0 + len((alive0 - alive1) | born_dead) * freeze.TICK_S
 
     def calibrate(self) -> None:
-        """Before the import, with the runtime alone: the round trip of an empty call (reported beside the
-        score), and the CPU time and the off-clock time of an empty window (allowed in every window)."""
-        samples = [
-            self._cpu_window({"op": "run", "k": 1}, self.limits.call_s, "calibration") for _ in range(15)
-        ]
-        self.handshake_s = statistics.median(s[0] for s in samples)
-        self.idle_cpu_s = statistics.median(s[1] for s in samples)
-        self.outside_s = statistics.median(s[2] for s in samples)
+        """Before the import, with the runtime alone, windows of empty calls: the go/done round trip of one
+        call (reported beside the score, never subtracted), the CPU time of an empty window and of each
+        empty call in it, and the off-clock time of a window (all allowed in every window)."""
+
+        def empty(k: int) -> tuple[float, float, float, dict, list]:
+            command = {"op": "run", "k": k, "per_call": True}
+            return self._cpu_window(command, self.limits.call_s * k, "calibration", None, [None] * k)
+
+        one = [empty(1) for _ in range(CALIBRATION_WINDOWS)]
+        many = [empty(CALIBRATION_CALLS) for _ in range(CALIBRATION_WINDOWS)]
+        per_call = statistics.median(s[1] for s in many) - statistics.median(s[1] for s in one)
+        self.idle_call_cpu_s = max(0.0, per_call / (CALIBRATION_CALLS - 1))
+        self.idle_cpu_s = max(0.0, statistics.median(s[1] for s in one) - self.idle_call_cpu_s)
+        self.handshake_s = statistics.median(s[0] / CALIBRATION_CALLS for s in many)
+        self.outside_s = statistics.median(s[2] for s in one)
 
     # ---- the whole run ---------------------------------------------------------------------------------
 

@@ -6,17 +6,16 @@ Imports no torch, so the judge starts the contestant first and both import torch
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
+import select
 import signal
 import socket
 import threading
 import time
 from typing import Any
 
-from runner import freeze
-from runner.channel import Channel, ChannelClosed, ProtocolError, sealed_memfd
+from runner import freeze, handshake
+from runner.channel import Channel, ChannelClosed, ProtocolError
 from runner.limits import Limits
 from runner.sandbox import Job, get_sandbox, stem
 from runner.spec import Verdict
@@ -87,12 +86,9 @@ class Contestant:
         self.sandbox = get_sandbox(sandbox_name)
         ours, theirs = socket.socketpair()
         self.channel = Channel(ours)
-        self.control = None
-        ctl_fd = None
-        if job.device == "cuda":  # go/done counters the two processes spin on, one call at a time
-            ctl_fd = sealed_memfd("kernelboard-control", mmap.PAGESIZE)
-            self._ctl_map = mmap.mmap(ctl_fd, mmap.PAGESIZE)
-            self.control = (ctypes.c_int64 * 2).from_buffer(self._ctl_map)
+        # go/done counters: one call's input revealed at a time, on every device (runner/handshake.py)
+        ctl_fd = handshake.control_fd()
+        self.control = handshake.Control(ctl_fd)
         read_end, write_end = os.pipe()
         self.proc = self.sandbox.start(
             job, ["-m", "runner.contestant", str(theirs.fileno())], (theirs.fileno(),), write_end
@@ -103,10 +99,9 @@ class Contestant:
         self.log = ContestantLog(read_end, limits.output_bytes, self.kill)
         self.channel.send_command(
             {"device": job.device, "threads": job.threads, "submission": str(job.submission)},
-            (ctl_fd,) if ctl_fd is not None else (),
+            (ctl_fd,),
         )
-        if ctl_fd is not None:
-            os.close(ctl_fd)
+        os.close(ctl_fd)
 
     @property
     def pid(self) -> int:
@@ -127,11 +122,18 @@ class Contestant:
     def request(self, message: dict[str, Any], timeout: float, what: str, fds=()) -> dict[str, Any]:
         """Send a command and wait (blocked, not spinning) for the reply, turning every way the contestant
         can fail into a Stop with a message."""
+        self.send(message, what, fds)
+        return self.receive(timeout, what)
+
+    def send(self, message: dict[str, Any], what: str, fds=()) -> None:
         try:
             self.channel.send_command(message, fds)
         except (BrokenPipeError, ConnectionResetError):
             raise self._stop_died(what) from None
-        return self.receive(timeout, what)
+
+    def replied(self) -> bool:
+        """Whether a reply waits on the socket (read by receive); polled, never blocking."""
+        return bool(select.select([self.channel.sock], [], [], 0)[0])
 
     def receive(self, timeout: float, what: str) -> dict[str, Any]:
         remaining = self.deadline - time.monotonic()

@@ -354,3 +354,31 @@ _threading.Thread(target=_idle, daemon=True).start()
 custom_kernel = _honest_kernel
 """
 )
+
+# The harness's go/done handshake, broken from inside the contestant (runner/handshake.py): a loop that
+# answers a window without waiting for each call's go (as every harness did on a CPU before issue 27), and
+# a kernel that says done for calls it was never given.
+HANDSHAKE = {
+    "no_go": WRAP
+    + """
+import __main__ as _harness  # the contestant runs as `python -m runner.contestant`
+
+_run = _harness.Harness.run
+_harness.Harness.run = lambda self, k, per_call, noop, profile=False: _run(self, k, False, noop, profile)
+custom_kernel = _honest_kernel
+""",
+    "done_ahead": WRAP
+    + """
+import runner.handshake as _handshake
+
+_post = _handshake.Control.post
+
+
+def _ahead(self, i, value):
+    _post(self, i, value + 5 if i == _handshake.DONE and value > 0 else value)
+
+
+_handshake.Control.post = _ahead
+custom_kernel = _honest_kernel
+""",
+}

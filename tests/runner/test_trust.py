@@ -100,6 +100,16 @@ def test_a_malformed_reply_is_the_submissions_failure(problem, shape):
     assert "broke the judge's protocol" in report.message, describe(report)
 
 
+@pytest.mark.parametrize("attack", sorted(attacks.HANDSHAKE))
+@pytest.mark.parametrize("problem", list_problems())
+def test_a_harness_that_breaks_the_go_done_handshake_is_out_of_protocol(problem, attack):
+    """Each call waits for its own go and says done once (runner/handshake.py); a harness that answers a
+    window at once, or a done for a call not yet given, ends the run `failed`, soon, not as a timeout."""
+    report = judge(problem, attacks.HANDSHAKE[attack], call_s=30)
+    assert report.verdict == "failed" and not report.platform_fault, describe(report)
+    assert "broke the judge's protocol" in report.message, describe(report)
+
+
 @pytest.mark.parametrize("problem", list_problems())
 def test_alias_claims_that_do_not_hold_are_out_of_protocol(problem):
     report = judge(problem, attacks.EXTRA_ALIASES)
