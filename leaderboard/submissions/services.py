@@ -256,7 +256,7 @@ def submission_finish(
         final = attempt_write(report, message)
     except reconnect.DISCONNECTED:
         raise  # the database is gone (retried for DATABASE_RETRY_S): the platform's own evidence
-    except (DatabaseError, ValueError) as exc:  # the content: DataError, a NUL, a lone surrogate, ...
+    except Exception as exc:  # the content (a DataError, a NUL, a lone surrogate, ...): never a retry
         logger.error(
             "the report of submission %s could not be stored whole (%s: %s); it is stored without its texts",
             submission_id,

@@ -139,11 +139,23 @@ def test_what_a_kernel_prints_and_raises_reaches_the_report_as_data():
     assert _json_hazards(report.to_json()) == []
 
 
+LOUD_HONEST = golden.honest("vectoradd") + PRINTS_AND_RAISES.split("def custom_kernel")[0].split('"""', 2)[2]
+
+
+@pytest.mark.judge
+def test_a_passing_kernel_that_prints_hostile_bytes_passes_its_secret_run_with_clean_logs():
+    """The re-roll's first half: a passing leaderboard run whose logs once broke the platform's write."""
+    report = _judged(LOUD_HONEST, mode="leaderboard")
+    assert report.verdict == "passed", report.message
+    assert report.score_s and {c.kind for c in report.cases} == {"test", "benchmark", "secret"}
+    assert "raw \\x00" in report.logs and _hazards(report.logs) == []
+    assert _json_hazards(report.to_json()) == []
+
+
 @pytest.mark.judge
 def test_the_command_line_reports_a_passing_kernel_that_prints_hostile_bytes_as_json(tmp_path):
     """A passing kernel that prints a NUL and lone surrogates: its logs reached the JSON unchanged."""
-    source = golden.honest("vectoradd") + PRINTS_AND_RAISES.split("def custom_kernel")[0].split('"""', 2)[2]
-    done = _cli(tmp_path, source, "--json")
+    done = _cli(tmp_path, LOUD_HONEST, "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["verdict"] == "passed" and "hostile \\x00" in report["logs"]
