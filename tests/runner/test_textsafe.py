@@ -178,3 +178,14 @@ def _cli(tmp_path, source: str, *args: str) -> subprocess.CompletedProcess:
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=300)
     # Strict: what the command printed is valid UTF-8.
     return subprocess.CompletedProcess(argv, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def test_the_judge_signs_a_fault_instead_of_a_report_that_fails_its_schema():
+    from runner.judge.__main__ import _signable
+
+    spec = JobSpec(problem="vectoradd", source="")
+    good = json.loads(_signable(RunReport(verdict="passed", logs=HOSTILE), spec))
+    assert good["verdict"] == "passed" and good["logs"].startswith("a\\x00b")
+    bad = json.loads(_signable(RunReport(verdict="won", score_s="fast"), spec))  # type: ignore[arg-type]
+    assert bad["verdict"] == "error" and bad["platform_fault"] is True
+    assert "report.score_s: expected float, got str" in bad["message"]
