@@ -186,9 +186,9 @@ def _name_job_bounds(report: RunReport, job_cgroup: Path) -> None:
 
 
 def _refuse_ranking_without_cgroup(spec: JobSpec, sandbox: Sandbox, job_cgroup: Path | None) -> None:
-    """A leaderboard run on a CPU is charged from the job's cgroup, or refused: the /proc path only where the
+    """A ranked run on a CPU is charged from the job's cgroup, or refused: the /proc path only where the
     operator named it (runner/readiness.py)."""
-    if spec.mode == "leaderboard":
+    if spec.ranked:
         why = readiness.leaderboard_refusal(
             spec.device, sandbox.name, spec.allow_unisolated, has_cgroup=job_cgroup is not None
         )

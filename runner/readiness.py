@@ -7,8 +7,8 @@ processes, and "nothing outlives the job" is checkable), and judges forked from 
 that cannot give those still judges, but more weakly: CPU time read from /proc, which misses a helper the
 kernel reaps by itself and can miss one that runs between the judge's SIGSTOPs (docs/harness.md), and no
 per-job process bound. A worker must never drift onto that path unseen, so it refuses to start there, and
-a leaderboard run is refused there, unless the operator asks for the /proc path by name:
-RUNNER_CPU_ACCOUNTING=proc. Every report judged on it says so in a sentence (`PROC_SENTENCE`).
+a ranked run (`JobSpec.ranked`, the platform's leaderboard mode) is refused there, unless the operator asks
+for the /proc path by name: RUNNER_CPU_ACCOUNTING=proc. Every report judged on it says so in a sentence (`PROC_SENTENCE`).
 
 GPU hosts judge with the docker backend: the judge and the contestant in a container of their own, bounded
 by the container's cgroup (memory, processes, CPUs), the contestant as a uid leased on the host; a call's
@@ -140,6 +140,6 @@ def leaderboard_refusal(device: str, sandbox: str, allow_unisolated: bool, has_c
     if sandbox == "docker":
         why = "the docker backend's judge gets no job cgroup"
     return (
-        f"leaderboard mode on a CPU needs the job's cgroup to charge CPU time, and this host gave none ({why}); "
+        f"a ranked run on a CPU needs the job's cgroup to charge CPU time, and this host gave none ({why}); "
         f"set {SETTING}=proc to rank runs charged from /proc, knowingly"
     )

@@ -38,6 +38,10 @@ class JobSpec:
     call_s: float | None = None  # time limit of one call (and of the import); None: the mode's default
     # Leaderboard mode without a sandbox is refused unless this is set: meant for the runner's own tests.
     allow_unisolated: bool = False
+    # A run whose score enters the rankings (the platform's leaderboard mode): refused where this host would
+    # judge it more weakly than the tested default (runner/readiness.py). A local leaderboard run is a check,
+    # not a rank: it runs, and its report says how it was judged.
+    ranked: bool = False
 
 
 @dataclass

@@ -127,6 +127,7 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
         sandbox=settings.RUNNER_SANDBOX,
         # A fresh secret seed per ranked run; it goes to the judge only and is never stored.
         secret_seed=secrets.randbits(63) if mode == Mode.LEADERBOARD else None,
+        ranked=mode == Mode.LEADERBOARD,
         threads=settings.RUNNER_THREADS,
         device_kind=submission.device_kind,
         case_budget_s=settings.RUNNER_CASE_BUDGET_S,

@@ -80,11 +80,24 @@ def test_a_gpu_worker_must_use_the_docker_backend():
 
 def test_a_leaderboard_run_without_the_job_cgroup_is_refused_not_charged_from_proc(no_cgroup):
     report = execute(
-        JobSpec(problem="vectoradd", source=SOURCE, mode="leaderboard", device="cpu", sandbox="bwrap")
+        JobSpec(
+            problem="vectoradd", source=SOURCE, mode="leaderboard", device="cpu", sandbox="bwrap", ranked=True
+        )
     )
     assert report.verdict == Verdict.ERROR and report.platform_fault, report.message
     assert "needs the job's cgroup" in report.message and "RUNNER_CPU_ACCOUNTING=proc" in report.message
     assert not report.cases  # nothing of the submission ran
+
+
+@pytest.mark.judge
+def test_a_local_leaderboard_run_without_the_job_cgroup_runs_and_says_how_it_was_judged(no_cgroup):
+    """Only the platform's ranked runs are refused: a competitor's own leaderboard-mode check (the command
+    line, the pytest plugin, as a user without root) runs, and its report names the weaker path."""
+    report = execute(
+        JobSpec(problem="vectoradd", source=SOURCE, mode="leaderboard", device="cpu", sandbox="bwrap")
+    )
+    assert report.verdict == Verdict.PASSED, report.message
+    assert readiness.PROC_SENTENCE in report.isolation, report.isolation
 
 
 @pytest.mark.judge
