@@ -228,7 +228,7 @@ class Judge:
         if self.device == "cuda":
             self._reset_counters()
             self.contestant.send(command, what)
-            elapsed, snaps = self._calls(lay, datas, timeout)
+            elapsed, snaps = self._calls(lay, datas, timeout, what)
             torch.cuda.synchronize()
             cpu, reply = None, self.contestant.receive(timeout, what)
         else:
@@ -293,7 +293,7 @@ class Judge:
         ctl[handshake.GO] = ctl[handshake.DONE] = 0
 
     def _calls(
-        self, lay: CaseLayout | None, datas: list[Any], timeout: float
+        self, lay: CaseLayout | None, datas: list[Any], timeout: float, what: str
     ) -> tuple[float, list[tuple[list[torch.Tensor], list[torch.Tensor]]]]:
         """Reveal one input at a time, on every device: call i's input is written into its slot (on a GPU,
         the one slot, then L2 flushed and the device synced) only after call i-1's done, so that no harness,
@@ -328,7 +328,7 @@ class Judge:
                     assert self.l2_flush is not None  # made on a GPU
                     self.l2_flush.zero_()  # evict the inputs from L2: every call starts cold, as in real use
                     torch.cuda.synchronize()
-            deadline = time.monotonic() + timeout
+            deadline = min(time.monotonic() + timeout, self.deadline)
             t0 = time.perf_counter_ns()
             if gpu:
                 ctl[handshake.GO] = i + 1  # the contestant spins: no wake, nothing more on the clock
@@ -339,8 +339,13 @@ class Judge:
             if done > i + 1 or done < handshake.FAILED:  # a call it was never given: not the honest harness
                 self.contestant.kill()
                 raise self.contestant.broke_protocol(f"done {done} when call {i + 1} was the last one given")
+            if 0 <= done <= i and time.monotonic() > deadline and not self.contestant.replied():
+                if deadline >= self.deadline:
+                    raise self.contestant.stop_wall()
+                self.contestant.kill()
+                raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)")
             if done != i + 1:
-                break  # an error (-1), a timeout, a death or a reply off protocol: the reply says which
+                break  # an error (-1), a death or a reply off protocol: the reply says which
             snaps.append(([t.clone() for t in outs], [t.clone() for t in ins]))
         return total * 1e-9, snaps
 
@@ -524,7 +529,7 @@ class Judge:
         assert before is not None, "a window starts frozen"
         self._reset_counters()
         self.contestant.send(command, what)
-        elapsed, snaps = self._calls(lay, datas, timeout)
+        elapsed, snaps = self._calls(lay, datas, timeout, what)
         reply = self.contestant.receive(timeout, what)
         self._freeze()
         outside = (time.perf_counter_ns() - thawed) * 1e-9 - elapsed
