@@ -352,6 +352,7 @@ def main() -> None:
     harness = Harness(channel, hello)
     if fds:
         harness.control = handshake.Control(fds[0])
+        os.close(fds[0])  # the mapping stays
     # Before the import, the judge calibrates with empty calls: the runtime alone, nothing of the submission.
     while True:
         message, _fds = channel.recv_command()

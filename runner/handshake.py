@@ -33,13 +33,28 @@ class _Timespec(ctypes.Structure):
     _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
 
 
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_long,
+]
+
+
 class Control:
-    """The page of counters, mapped from a memfd both processes share."""
+    """The page of counters, mapped from a memfd both processes share. Mapped with mmap(2) itself, not
+    Python's mmap, which would keep a duplicate of the descriptor open: the caller closes `fd`, and the
+    contestant holds no descriptor it was not meant to (tests/runner/test_forkserver.py)."""
 
     def __init__(self, fd: int):
-        self._map = mmap.mmap(fd, mmap.PAGESIZE)
-        self.counters = (ctypes.c_int64 * 2).from_buffer(self._map)
-        self._base = ctypes.addressof(self.counters)
+        base = _libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
+        if base in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "could not map the go/done page")
+        self._base = base
+        self.counters = (ctypes.c_int64 * 2).from_address(base)
 
     def __getitem__(self, i: int) -> int:
         return self.counters[i]
@@ -94,13 +109,6 @@ class Control:
                 break
             self.sleep(DONE, done, SLEEP_S)
         return counters[DONE]
-
-    def close(self) -> None:
-        del self.counters
-        try:
-            self._map.close()
-        except BufferError:
-            pass
 
 
 def control_fd() -> int:
