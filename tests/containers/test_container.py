@@ -110,7 +110,8 @@ def test_a_cpp_extension_builds_and_loads_from_the_scratch(client):
 
 
 def test_an_engine_error_is_a_platform_fault_in_the_engines_words(client, monkeypatch):
-    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"job_memory_bytes": 1 << 20}))  # below the engine's minimum
+    # below the engine's minimum
+    monkeypatch.setenv("RUNNER_LIMITS", json.dumps({"job_memory_bytes": 1 << 20}))
     report = judge(CORRECT)
     assert report.verdict == "error" and report.platform_fault, report.message
     assert "Minimum memory limit allowed is 6MB" in report.message + report.logs, report.logs
