@@ -28,6 +28,15 @@ def _clean(text: str, limit: int) -> str:
     return kept[:limit] if len(kept) <= limit else kept[: limit - 1] + "…"
 
 
+def _as_float(value: int | float) -> float:
+    """A JSON number as a float: NaN for an integer too large for one (a reply may hold 10**400, which
+    math.isfinite and float() refuse with OverflowError: the judge raised, a platform fault, a re-roll)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
 def checked(raw: Any, device: str) -> list[dict[str, Any]]:
     """The rows of a contestant's profile, checked and capped; MalformedProfile says what was wrong."""
     if type(raw) is not dict or type(raw.get("rows")) is not list:
@@ -41,7 +50,7 @@ def checked(raw: Any, device: str) -> list[dict[str, Any]]:
         numbers = {}
         for key in NUMBERS:
             value = row.get(key, 0.0)
-            if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+            if type(value) not in (int, float) or not 0 <= _as_float(value) < math.inf:
                 raise MalformedProfile(f"{key} is not a non-negative number")
             numbers[key] = float(value)
         rows.append({"name": _clean(row["name"], MAX_NAME), "calls": row["calls"], **numbers})

@@ -382,3 +382,32 @@ _handshake.Control.post = _ahead
 custom_kernel = _honest_kernel
 """,
 }
+
+# A profile table whose number is an integer too large for a float (JSON allows it): math.isfinite raised
+# OverflowError in the judge, which reported its own crash as a platform fault, and the platform ran the
+# submission again (a re-roll at the submission's choice).
+HUGE_PROFILE_NUMBER = (
+    WRAP
+    + """
+import sys as _sys
+
+# the harness's module: `__main__` under `none`, runner.contestant where the fork server started it
+_harness = next(
+    m
+    for m in list(_sys.modules.values())
+    if getattr(m, "__name__", "") in ("__main__", "runner.contestant")
+    and isinstance(getattr(m, "OperatorProfile", None), type)
+)
+_table = _harness.OperatorProfile.table
+
+
+def _huge(self):
+    table = _table(self)
+    table["rows"] = [{"name": "x", "calls": 1, "self_cpu_us": 10**400}]
+    return table
+
+
+_harness.OperatorProfile.table = _huge
+custom_kernel = _honest_kernel
+"""
+)

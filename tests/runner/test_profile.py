@@ -175,7 +175,7 @@ def test_checking_refuses_what_is_not_a_table_and_keeps_numbers_honest():
     for raw in (None, [], {"rows": "x"}, {"rows": [{"name": "a", "calls": -1}]}):
         with pytest.raises(judge_profile.MalformedProfile):
             judge_profile.checked(raw, "cpu")
-    for bad in (float("nan"), float("inf"), -1.0, "1"):
+    for bad in (float("nan"), float("inf"), -1.0, "1", 10**400, -(10**400)):
         with pytest.raises(judge_profile.MalformedProfile):
             judge_profile.checked({"rows": [{"name": "a", "calls": 1, "cpu_us": bad}]}, "cpu")
     rows = judge_profile.checked(

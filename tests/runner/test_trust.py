@@ -111,6 +111,13 @@ def test_a_harness_that_breaks_the_go_done_handshake_is_out_of_protocol(problem,
 
 
 @pytest.mark.parametrize("problem", list_problems())
+def test_a_profile_number_too_large_for_a_float_is_a_malformed_table_not_a_platform_fault(problem):
+    report = judge(problem, attacks.HUGE_PROFILE_NUMBER, mode="profile")
+    assert report.verdict == "passed" and not report.platform_fault, describe(report)
+    assert report.profiles and all("sent a malformed profile" in p["text"] for p in report.profiles)
+
+
+@pytest.mark.parametrize("problem", list_problems())
 def test_alias_claims_that_do_not_hold_are_out_of_protocol(problem):
     report = judge(problem, attacks.EXTRA_ALIASES)
     assert report.verdict == "failed" and not report.platform_fault, describe(report)
