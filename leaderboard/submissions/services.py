@@ -237,7 +237,13 @@ def submission_finish(
     report the database still refuses is written without its texts (the verdict, the score and each case's
     status and timing kept, with a note), logged and counted: never given back for another run."""
     report = textsafe.clean(report)
-    if report.verdict in FINAL_STATES:
+    if report.verdict == State.PASSED and not report.passed:  # runner.vocabulary.passed: one decision
+        state, message = (
+            State.ERROR,
+            "The judge's report says passed, but a flag or a case says otherwise; it was not ranked. "
+            f"{report.message}",
+        )
+    elif report.verdict in FINAL_STATES:
         state, message = report.verdict, report.message
     else:
         state, message = (
