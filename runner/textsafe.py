@@ -29,7 +29,14 @@ KEY_CAP = 200
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls and DEL, but not tab (\x09), newline (\x0a) or a carriage return that ends a line
 # (a CSV's \r\n); a lone one would let text overwrite its own line on a terminal.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# And the bidirectional controls (embeddings, overrides, isolates, marks): a submission's own text must not
+# reorder what a reader sees around it ("Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
+def _written_out(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class InvalidReport(ValueError):
@@ -39,7 +46,7 @@ class InvalidReport(ValueError):
 def safe_text(value: str, cap: int = TEXT_CAP) -> str:
     """`value` as valid Unicode with its control characters written out, cut in the middle past `cap`."""
     text = _SURROGATE.sub("\ufffd", value)
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = _CONTROL.sub(_written_out, text)
     if len(text) > cap:
         # Both ends: the start says what ran, the end how it ended.
         keep = max(cap - 60, 2) // 2

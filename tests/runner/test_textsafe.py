@@ -51,6 +51,11 @@ def test_safe_text_keeps_tab_newline_and_writes_out_the_rest():
     assert text.startswith("a\\x00b \ufffd \ufffd \\x1b[2J\\x1b]0;t\\x07 \\x9b31m \\x7f\ttab\nline")
     text.encode("utf-8")  # valid Unicode: the strict codec takes it
     assert textsafe.safe_text("a,b\r\nc\rd") == "a,b\r\nc\\x0dd"  # a CSV's line ends stay; a lone \r does not
+    # Bidirectional controls would reorder what a reader sees: written out too.
+    assert (
+        textsafe.safe_text("ok \u202egnissap\u202c \u2066x\u2069")
+        == "ok \\u202egnissap\\u202c \\u2066x\\u2069"
+    )
 
 
 def test_safe_text_caps_each_field_keeping_both_ends():
