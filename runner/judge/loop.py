@@ -37,6 +37,10 @@ JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, 
 TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
 WARMUP_CALLS = 3  # untimed calls per timed case
 OFF_CLOCK_SPIN_S = 0.001  # the least off-clock time the allowed threads past the first may spin for
+# and after each call, since the judge writes the next input between calls: OpenMP's workers spin on after
+# every parallel region (GOMP_SPINCOUNT=10000 spun 46 to 70 us after each vectoradd call on this VM, past
+# this allowance at times; the sandbox now sets 1000)
+CALL_SPIN_S = 60e-6
 RAN_WHILE_STOPPED_S = 50e-6  # CPU time a tree stopped by SIGSTOP may show between freeze and thaw: honest, 0
 CALIBRATION_WINDOWS = 15  # empty windows of one call, and as many of CALIBRATION_CALLS calls
 CALIBRATION_CALLS = 9
@@ -238,7 +242,7 @@ class Judge:
             # workers spin for a while after each parallel region), for at most a few times the calibrated
             # off-clock time: a submission that slows the freeze gains nothing with one thread, little
             # with more.
-            spin = min(outside, max(4 * self.outside_s, OFF_CLOCK_SPIN_S))
+            spin = min(outside, max(4 * self.outside_s, OFF_CLOCK_SPIN_S) + k * CALL_SPIN_S)
             allowance = self.idle_cpu_s + k * self.idle_call_cpu_s + (self.spec.threads - 1) * spin
             cpu = max(0.0, cpu - allowance)
         self.last_reply = reply

@@ -89,8 +89,9 @@ def contestant_env(job: Job, python_path: str) -> dict[str, str]:
         "OMP_NUM_THREADS": str(job.threads),
         "MKL_NUM_THREADS": str(job.threads),
         # OpenMP workers spin for a short while after a parallel region, not libgomp's default ~300,000
-        # rounds: a spinning worker burns CPU time that a window is charged for (docs/harness.md).
-        "GOMP_SPINCOUNT": "10000",
+        # rounds: a spinning worker burns CPU time that a window is charged for, after every call now that
+        # the judge writes each call's input between calls (docs/harness.md).
+        "GOMP_SPINCOUNT": "1000",
         "TRITON_CACHE_DIR": str(job.scratch / ".triton"),
         "LANG": "C.UTF-8",
         # Freed memory stays in the heap instead of going back to the kernel: otherwise a call that
