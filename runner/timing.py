@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 
 from runner.spec import Stats
 
+# A case's energy is reported only over this much metered time at least: NVML's energy counter moves in
+# steps of its power sampling (tens of milliseconds), so a short span reads as zero or as a whole step.
+ENERGY_MIN_S = 0.1
+
 
 @dataclass
 class StoppingRule:
@@ -27,21 +31,29 @@ class Windows:
 
     seconds: list[float] = field(default_factory=list)
     calls: list[int] = field(default_factory=list)
-    joules: list[float] = field(default_factory=list)
+    joules: list[float] = field(default_factory=list)  # per metered window (GPU): joules on the clock
+    metered: list[tuple[int, float]] = field(default_factory=list)  # and its (calls, seconds metered)
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
     def add(
-        self, seconds: float, calls: int, joules: float | None = None, cpu_s: float | None = None
+        self,
+        seconds: float,
+        calls: int,
+        energy: tuple[float, float] | None = None,
+        cpu_s: float | None = None,
     ) -> None:
+        """One window: its seconds on the clock for `calls` calls, its energy (joules on the clock, seconds
+        metered: GPU only) and the CPU seconds charged (CPU only)."""
         self.wall.append(seconds)
         if cpu_s is not None:
             self.cpu.append(cpu_s)
             seconds = max(seconds, cpu_s)
         self.seconds.append(seconds)
         self.calls.append(calls)
-        if joules is not None:
-            self.joules.append(joules)
+        if energy is not None:
+            self.joules.append(energy[0])
+            self.metered.append((calls, energy[1]))
 
     @property
     def per_call(self) -> list[float]:
@@ -75,6 +87,11 @@ class Windows:
         spent = max(spent_s, sum(self.seconds))
         return self.rse() < rule.target_rse or spent >= rule.budget_s or sum(self.calls) >= rule.max_calls
 
+    def joules_per_call(self) -> float | None:
+        if not self.joules or sum(s for _, s in self.metered) < ENERGY_MIN_S:
+            return None
+        return sum(self.joules) / sum(c for c, _ in self.metered)
+
     def stats(self, flops: float, nbytes: float) -> Stats:
         mean = self.mean
         per_call = self.per_call
@@ -89,7 +106,7 @@ class Windows:
             max=max(per_call),
             flops_per_s=flops / mean if flops and mean > 0 else None,
             bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
-            joules_per_call=(sum(self.joules) / sum(self.calls)) if self.joules else None,
+            joules_per_call=self.joules_per_call(),
             median=self.median,
             wall_median=statistics.median(w / c for w, c in zip(self.wall, self.calls, strict=True)),
             cpu_median=statistics.median(t / c for t, c in zip(self.cpu, self.calls, strict=True))

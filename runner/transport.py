@@ -1,9 +1,10 @@
 """How inputs and outputs cross between the judge and the contestant without being copied through pipes.
 
 The judge lays a case's tensors out in an arena and sends the contestant a *skeleton*: the case's data
-structure with each tensor replaced by a `TensorRef`. On a CPU the arena is a memfd that both processes map;
-on a GPU the slot tensors live in device memory and travel as CUDA IPC handles. The contestant only ever
-gets views of the judge's buffers; the judge keeps private copies of every input it hands out.
+structure with each tensor replaced by a `TensorRef`, an offset into the arena. On a CPU the arena is a
+memfd that both processes map, one per case; on a GPU it is one device allocation per job, shared through
+CUDA IPC (runner/devmem.py). The contestant only ever gets views of the judge's slots; the judge keeps
+private copies of every input it hands out, elsewhere.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ ALIGN = 4096  # page-aligned slots: no two tensors share a cache line or a page
 
 @dataclass(frozen=True)
 class TensorRef:
-    """A tensor in the arena (CPU) or a CUDA IPC handle (GPU)."""
+    """A tensor in the arena: where it starts, its dtype and shape."""
 
     dtype: str
     shape: tuple[int, ...]
-    offset: int = 0  # CPU arenas
-    ipc: Any = None  # GPU: (rebuild function, args) from torch.multiprocessing.reductions
+    offset: int = 0
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -127,20 +127,3 @@ class CpuArena:
 
 def arena_bytes(data: Any) -> int:
     return sum(-(-max(nbytes(t), 1) // ALIGN) * ALIGN for t in tensors_of(data))
-
-
-def cuda_slot(like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
-    """A device buffer shaped like `like`, shareable with the contestant through CUDA IPC."""
-    from torch.multiprocessing.reductions import reduce_tensor
-
-    t = torch.empty_like(like, memory_format=torch.contiguous_format)
-    return TensorRef(dtype_name(t.dtype), tuple(t.shape), ipc=reduce_tensor(t)), t
-
-
-def open_ref(ref: TensorRef, arena: CpuArena | None) -> torch.Tensor:
-    """The contestant's view of a slot."""
-    if ref.ipc is not None:
-        rebuild, args = ref.ipc
-        return rebuild(*args)
-    assert arena is not None
-    return arena.view(ref)

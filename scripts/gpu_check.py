@@ -57,13 +57,13 @@ def plan() -> list[dict]:
              "argv": _run(problem, f"problems/{problem}/templates/pytorch.py", "leaderboard", "--case-budget", "0.2")}
         )  # fmt: skip
     steps += [
-        {"name": "cuda-inline", "timeout_s": 90, "report": True,
+        {"name": "cuda-inline", "timeout_s": 80, "report": True,
          "proves": "a load_inline CUDA kernel builds in the contestant (nvcc and ninja on its PATH) and passes",
          "argv": _run("vectoradd", "problems/vectoradd/solutions/correct/cuda_inline.py", "test")},
-        {"name": "cheats", "timeout_s": 70, "env": {"RUNNER_SANDBOX": SANDBOX},
-         "proves": "the generic golden cheats are caught on the GPU (vectoradd) and the side stream",
+        {"name": "cheats", "timeout_s": 90, "env": {"RUNNER_SANDBOX": SANDBOX},
+         "proves": "the golden cheats are caught on the GPU (vectoradd), the GPU cheats (skipped sync, side stream, stale graph, reading past the slot) too",
          "argv": [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django", "-m", "gpu",
-                  "tests/runner/test_gpu.py", "-k", "cheats_are_caught_on_the_gpu and vectoradd or side_stream"]},
+                  "tests/runner/test_gpu.py", "-k", "cheats_are_caught_on_the_gpu and vectoradd or side_stream or gpu_cheats"]},
         {"name": "fidelity", "timeout_s": 50, "fails_on": "did not pass",  # bench exits 0 regardless
          "proves": "the judge's per-call time against an independent measurement, vectoradd and trimul",
          "argv": [PY, "-m", "runner.bench", "fidelity", "--device", "cuda", "--runs", "1", "--case-budget", "0.2",

@@ -17,10 +17,11 @@ from typing import Any
 import torch
 
 from runner import cgroup, envinfo, freeze, handshake
-from runner.floors import device_kind_from_name, floor_seconds, flush_bytes
+from runner.devmem import SlotArena
+from runner.floors import device_kind_from_name, floor_seconds, flush_bytes, kind_mismatch
 from runner.judge.profile import profile_of
 from runner.judge.proxy import Contestant, Stop
-from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild
+from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild, slot_bytes
 from runner.judge.verdict import summarize
 from runner.problem import Case, Problem, call_seed, load_problem
 from runner.sandbox import Job
@@ -44,6 +45,7 @@ CALL_SPIN_S = 60e-6
 RAN_WHILE_STOPPED_S = 50e-6  # CPU time a tree stopped by SIGSTOP may show between freeze and thaw: honest, 0
 CALIBRATION_WINDOWS = 15  # empty windows of one call, and as many of CALIBRATION_CALLS calls
 CALIBRATION_CALLS = 9
+COPY_PROBE_BYTES = (4096, 64 << 20)  # GPU: the judge's snapshot copy timed at these sizes, before the import
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
@@ -82,6 +84,8 @@ class Judge:
         self.contestant = contestant
         self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
         self.handshake_s: float | None = None  # an empty call's round trip, calibrated before the import
+        self.copy_s = (0.0, 0.0)  # GPU: the judge's snapshot copy, per tensor and per byte (calibrated)
+        self.slots: SlotArena | None = None  # GPU: the job's slot memory, sized for its largest case
         self.idle_cpu_s = 0.0  # the CPU time of the tree in an empty window, calibrated before the import
         self.idle_call_cpu_s = 0.0  # and what each empty call adds to it
         self.outside_s = 0.0  # and the wall time it spends thawed off the clock
@@ -143,8 +147,10 @@ class Judge:
                 with contextlib.suppress(OSError):
                     cgroup.thaw(self.job.cgroup)
                 self._freeze()  # SIGSTOP holds it again, whichever step failed
-        if self.device == "cpu":
-            self.calibrate()
+        if self.slots is not None:
+            message = {"op": "slots", "handle": self.slots.handle, "size": self.slots.size}
+            self.contestant.request(message, self.limits.import_s, "mapping the slots")
+        self.calibrate()
         self._thaw()
         ready = self.contestant.request({"op": "import"}, self.limits.import_s, "the import")
         if ready.get("ok") is not True:
@@ -220,21 +226,28 @@ class Judge:
 
     def window(
         self, lay: CaseLayout, datas: list[Any], case: Case, profile: bool = False
-    ) -> tuple[float, float | None, list[Any], float | None]:
+    ) -> tuple[float, float | None, list[Any], tuple[float, float] | None]:
         """Time one window of calls. Returns (seconds, CPU seconds of the contestant's whole tree (CPU
-        only), per call (outputs, aliases, inputs) as they were at done, joules). With `profile` the calls
-        run under the profiler and the reply (with its table, hostile data) is kept in self.last_reply."""
+        only), per call (outputs, aliases, inputs) as they were at done, GPU energy). With `profile` the
+        calls run under the profiler and the reply (with its table, hostile data) is kept in self.last_reply.
+
+        On a GPU the seconds are the clock's less each call's calibrated hand-over and output copy, and the
+        energy is (joules, seconds metered): NVML's counter over the whole window, scaled to the share of it
+        on the clock, so that the judge's own work between calls (fresh inputs, the L2 flush) is left out."""
         k = len(datas)
         timeout = self.limits.call_s * k
         what = f"custom_kernel on {case.id}"
-        energy0 = self.nvml.energy_mj() if self.nvml else None
         command = {"op": "run", "k": k, "per_call": True, "profile": profile}
+        energy = None
         if self.device == "cuda":
-            self._reset_counters()
-            self.contestant.send(command, what)
-            elapsed, snaps = self._calls(lay, datas, timeout, what)
-            torch.cuda.synchronize()
-            cpu, reply = None, self.contestant.receive(timeout, what)
+            energy0, started = self.nvml.energy_mj() if self.nvml else None, time.perf_counter()
+            elapsed, reply, snaps = self._gpu_window(command, timeout, what, lay, datas)
+            metered = time.perf_counter() - started
+            energy1 = self.nvml.energy_mj() if self.nvml and energy0 is not None else None
+            if energy0 is not None and energy1 is not None and metered > 0:
+                energy = ((energy1 - energy0) / 1000 * min(1.0, elapsed / metered), metered)
+            elapsed = max(0.0, elapsed - len(snaps) * self.call_overhead(lay.outputs[0]))
+            cpu = None
         else:
             elapsed, cpu, outside, reply, snaps = self._cpu_window(command, timeout, what, lay, datas)
             # The tree's CPU time beyond what empty calls cost it (signals, the harness's round trips),
@@ -246,10 +259,6 @@ class Judge:
             allowance = self.idle_cpu_s + k * self.idle_call_cpu_s + (self.spec.threads - 1) * spin
             cpu = max(0.0, cpu - allowance)
         self.last_reply = reply
-        joules = None
-        if energy0 is not None and self.nvml:
-            energy1 = self.nvml.energy_mj()
-            joules = (energy1 - energy0) / 1000 if energy1 is not None else None
         if reply.get("ok") is not True:
             error = _text(reply.get("error"))
             if reply.get("kind") == "output":  # it returned the wrong kind of thing
@@ -265,7 +274,7 @@ class Judge:
             got = [ins[a] if a is not None else t for t, a in zip(outs, alias, strict=True)]
             outputs.append((got, alias, ins))
         self.threads["most"] = max(self.threads.get("most", 0), self.threads_now())
-        return elapsed, cpu, outputs, joules
+        return elapsed, cpu, outputs, energy
 
     def _aliases(
         self, reply: dict[str, Any], k: int, n_outputs: int, n_inputs: int, case: Case
@@ -339,6 +348,13 @@ class Judge:
             else:
                 ctl.post(handshake.GO, i + 1)
             done = ctl.await_done(i, deadline, spin, stop)
+            at_done = None
+            if gpu:
+                # The call ends when the judge's own copy of its outputs is complete, not at the contestant's
+                # word: a kernel still running (its harness's sync skipped or patched away) either finishes
+                # inside the clock or is copied half-written, and fails the check.
+                at_done = [t.clone() for t in outs] if done == i + 1 else []
+                torch.cuda.synchronize()
             total += time.perf_counter_ns() - t0
             if done > i + 1 or done < handshake.FAILED:  # a call it was never given: not the honest harness
                 self.contestant.kill()
@@ -350,7 +366,9 @@ class Judge:
                 raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)")
             if done != i + 1:
                 break  # an error (-1), a death or a reply off protocol: the reply says which
-            snaps.append(([t.clone() for t in outs], [t.clone() for t in ins]))
+            snaps.append(
+                (at_done if at_done is not None else [t.clone() for t in outs], [t.clone() for t in ins])
+            )
         return total * 1e-9, snaps
 
     def check(
@@ -416,7 +434,7 @@ class Judge:
         estimate = None
         # CPU: a window's inputs laid out at once; GPU: one slot, rewritten for each call
         lay, in_refs, out_refs, fds = lay_out(
-            sample, expected, slots if self.device == "cpu" else 1, self.device
+            sample, expected, slots if self.device == "cpu" else 1, self.slots
         )
         message = {
             "op": "case",
@@ -468,7 +486,7 @@ class Judge:
                 # the judge's own poison with this snapshot (a false late-write on a run that failed).
                 last = []
                 datas = [self.generate(case, run_seed, call + i) for i in range(k)]
-                elapsed, cpu, outputs, joules = self.window(lay, datas, case)
+                elapsed, cpu, outputs, energy = self.window(lay, datas, case)
                 last = outputs  # what the slots held at done, right or wrong
                 error = self.check(case, lay, datas, outputs, call)
                 call += k
@@ -481,7 +499,7 @@ class Judge:
                     continue
                 # On a CPU a window costs at least its CPU time over the job's thread allowance: work
                 # spread over more threads or processes than allowed buys nothing (runner/freeze.py).
-                windows.add(elapsed, k, joules, cpu_s=None if cpu is None else cpu / self.spec.threads)
+                windows.add(elapsed, k, energy, cpu_s=None if cpu is None else cpu / self.spec.threads)
                 estimate = windows.mean
                 if time.monotonic() > self.deadline:
                     raise self.contestant.stop_wall()
@@ -522,6 +540,25 @@ class Judge:
                 del lay.inputs, lay.outputs
                 lay.arena.close()
 
+    def _gpu_window(
+        self, command: dict[str, Any], timeout: float, what: str, lay: CaseLayout | None, datas: list[Any]
+    ) -> tuple[float, dict, list]:
+        """Reveal and time a window's calls on a GPU. Returns (seconds on the clock, the reply, per call its
+        outputs and inputs at done)."""
+        self._reset_counters()
+        self.contestant.send(command, what)
+        elapsed, snaps = self._calls(lay, datas, timeout, what)
+        torch.cuda.synchronize()
+        return elapsed, self.contestant.receive(timeout, what), snaps
+
+    def call_overhead(self, outputs: list[torch.Tensor]) -> float:
+        """GPU: what the clock holds of a call beyond the kernel: the go/done hand-over with the harness's
+        device sync, and the judge's copy of the outputs, which ends the call (both calibrated before the
+        import, with nothing of the submission's running)."""
+        per_tensor, per_byte = self.copy_s
+        extra = sum(max(0, t.numel() * t.element_size() - COPY_PROBE_BYTES[0]) for t in outputs)
+        return (self.handshake_s or 0.0) + (per_tensor if outputs else 0.0) + extra * per_byte
+
     def _cpu_window(
         self, command: dict[str, Any], timeout: float, what: str, lay: CaseLayout | None, datas: list[Any]
     ) -> tuple[float, float, float, dict, list]:
@@ -558,9 +595,15 @@ class Judge:
         return cpu1 - cpu0 + len((alive0 - alive1) | born_dead) * freeze.TICK_S
 
     def calibrate(self) -> None:
-        """Before the import, with the runtime alone, windows of empty calls: the go/done round trip of one
-        call (reported beside the score, never subtracted), the CPU time of an empty window and of each
-        empty call in it, and the off-clock time of a window (all allowed in every window)."""
+        """Before the import, with the runtime alone, windows of empty calls. On a CPU: the go/done round
+        trip of one call (reported beside the score, never subtracted), the CPU time of an empty window and
+        of each empty call in it, and the off-clock time of a window (all allowed in every window). On a
+        GPU: the round trip with the harness's device sync and the judge's copy of the outputs, both
+        subtracted from every call (call_overhead), so that a call's time is the kernel's, as CUDA events
+        would read it."""
+        if self.device == "cuda":
+            self._calibrate_gpu()
+            return
 
         def empty(k: int) -> tuple[float, float, float, dict, list]:
             command = {"op": "run", "k": k, "per_call": True}
@@ -573,6 +616,33 @@ class Judge:
         self.idle_cpu_s = max(0.0, statistics.median(s[1] for s in one) - self.idle_call_cpu_s)
         self.handshake_s = statistics.median(s[0] / CALIBRATION_CALLS for s in many)
         self.outside_s = statistics.median(s[2] for s in one)
+
+    def _calibrate_gpu(self) -> None:
+        command = {"op": "run", "k": CALIBRATION_CALLS, "per_call": True}
+        timeout = self.limits.call_s * CALIBRATION_CALLS
+        windows = [
+            self._gpu_window(command, timeout, "calibration", None, [None] * CALIBRATION_CALLS)[0]
+            for _ in range(CALIBRATION_WINDOWS)
+        ]
+        self.handshake_s = statistics.median(windows) / CALIBRATION_CALLS
+        assert self.slots is not None  # allocated before the contestant starts
+        small, big = COPY_PROBE_BYTES[0], min(COPY_PROBE_BYTES[1], self.slots.size)
+        per_tensor = self._copy_time(small)
+        per_byte = (self._copy_time(big) - per_tensor) / (big - small) if big > small else 0.0
+        self.copy_s = (per_tensor, max(0.0, per_byte))
+
+    def _copy_time(self, size: int) -> float:
+        """Seconds the judge takes to copy `size` bytes of the slots and see the copy complete: the end of
+        every call on a GPU (_calls)."""
+        assert self.slots is not None
+        view = self.slots.base[:size]
+        times = []
+        for _ in range(CALIBRATION_WINDOWS):
+            started = time.perf_counter()
+            view.clone()
+            torch.cuda.synchronize()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
 
     # ---- the whole run ---------------------------------------------------------------------------------
 
@@ -599,6 +669,9 @@ class Judge:
         plan = self.plan(run_seed)
         stopped = None
         try:
+            if self.device == "cuda":
+                self.check_device()
+                self.slots = SlotArena.allocate(self.largest_slot(plan))
             self.start_contestant()
             self._freeze()
             report.handshake_s = self.handshake_s
@@ -623,6 +696,8 @@ class Judge:
             self._thaw(check=False)
             if self.contestant:
                 self.contestant.close()
+            if self.slots is not None:  # the contestant, which mapped it, is gone
+                self.slots.close()
         report.cases = self.cases
         report.profiles = self.profiles
         report.flags = self.flags
@@ -636,6 +711,31 @@ class Judge:
             ranking_by=self.problem.ranking_by,
         )
         return report
+
+    def check_device(self) -> None:
+        """A ranking holds one part's times: a job for a device kind runs on that kind's part only."""
+        why = (
+            kind_mismatch(self.spec.device_kind, torch.cuda.get_device_name())
+            if self.spec.device_kind
+            else None
+        )
+        if why:
+            self.platform_fault = True
+            raise Stop(Verdict.ERROR, f"this worker's GPU cannot judge this job: {why}")
+
+    def largest_slot(self, plan: list[tuple[Case, int, str, bool]]) -> int:
+        """The bytes of the largest call slot among the plan's cases (one input and its reference output
+        each, once per distinct size): the job's slot memory is allocated once, at this size."""
+        most, seen = 0, set()
+        for case, seed, _kind, _timed in plan:
+            key = repr(sorted(case.params.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            sample = self.generate(case, seed, 0)
+            most = max(most, slot_bytes(sample, self.reference.ref_kernel(clone(sample))))
+            del sample
+        return most
 
     def _skip_rest(self, rest, why: str) -> None:
         for case, _seed, kind, _timed in rest:

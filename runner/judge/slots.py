@@ -1,18 +1,20 @@
 """Where each call's inputs and outputs live while the contestant runs: the slots of one case.
 
-On a CPU every slot of a window is laid out at once in a memfd arena that both processes map; on a GPU one
-slot in device memory, shared through CUDA IPC handles, is rewritten for each call. The judge keeps views of
-every slot and its own private copies of every input it hands out (runner/transport.py has the arena).
+On a CPU every slot of a window is laid out at once in a memfd arena of the case's own that both processes
+map (runner/transport.py); on a GPU one slot, rewritten for each call, in the job's device allocation
+(runner/devmem.py). The judge keeps views of every slot and its own private copies of every input it hands
+out, never in an arena.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from runner.transport import CpuArena, TensorRef, arena_bytes, cuda_slot, replace_tensors, tensors_of
+from runner.devmem import SlotArena
+from runner.transport import CpuArena, TensorRef, arena_bytes, replace_tensors, tensors_of
 
 
 @dataclass
@@ -22,21 +24,31 @@ class CaseLayout:
     inputs: list[Any]  # per slot: the judge's views of the slot tensors, in the data's structure
     outputs: list[list[torch.Tensor]]  # per slot: output slot tensors
     expected_structure: Any  # the reference's output with tensors, to rebuild the output's shape
-    arena: CpuArena | None = None
-    keep: list[Any] = field(default_factory=list)  # GPU slot tensors kept alive
+    arena: CpuArena | None = None  # the case's own arena (CPU), closed with the case
+
+
+def slot_bytes(sample: Any, expected: Any) -> int:
+    """The room one call's slot takes in an arena: its inputs and the reference's outputs, page-aligned."""
+    return arena_bytes(sample) + arena_bytes(tensors_of(expected))
 
 
 def lay_out(
-    sample: Any, expected: Any, slots: int, device: str
+    sample: Any, expected: Any, slots: int, job_arena: SlotArena | None = None
 ) -> tuple[CaseLayout, list, list, tuple[int, ...]]:
-    """`slots` slots shaped like one call's inputs (`sample`) and the reference's output (`expected`).
+    """`slots` slots shaped like one call's inputs (`sample`) and the reference's output (`expected`): in
+    the job's device arena, from its start, where there is one (GPU), else in a memfd arena of their own.
 
     Returns the judge's layout, what the contestant is sent for each slot (the inputs' structure with each
     tensor a TensorRef, and the outputs' refs), and the descriptors that go with them (the CPU arena)."""
     out_like = tensors_of(expected)
-    arena = CpuArena(slots * (arena_bytes(sample) + arena_bytes(out_like))) if device == "cpu" else None
-    place = arena.alloc if arena is not None else cuda_slot  # a tensor's (ref, view) in its slot
-    inputs, outputs, in_refs, out_refs, keep = [], [], [], [], []
+    arena = None
+    if job_arena is not None:
+        job_arena.reset()
+        place = job_arena.alloc
+    else:
+        arena = CpuArena(slots * slot_bytes(sample, expected))
+        place = arena.alloc  # a tensor's (ref, view) in its slot
+    inputs, outputs, in_refs, out_refs = [], [], [], []
     for _ in range(slots):
         views: list[torch.Tensor] = []
 
@@ -51,9 +63,7 @@ def lay_out(
         pairs = [place(t) for t in out_like]
         out_refs.append([ref for ref, _ in pairs])
         outputs.append([view for _, view in pairs])
-        if arena is None:
-            keep.append((views, outputs[-1]))
-    layout = CaseLayout(inputs, outputs, expected, arena=arena, keep=keep)
+    layout = CaseLayout(inputs, outputs, expected, arena=arena)
     return layout, in_refs, out_refs, (arena.fd,) if arena is not None else ()
 
 

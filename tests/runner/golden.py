@@ -86,6 +86,7 @@ def wrong(problem: str) -> list[Golden]:
 
 
 def generic_cheats() -> list[Path]:
+    """The generic cheats of every device (cheats/t*.py); cheats/g*.py are the GPU's (gpu_cheats)."""
     return sorted(p for p in CHEATS.glob("t*.py"))
 
 
@@ -102,6 +103,16 @@ def cheating(problem: str) -> list[Golden]:
             )
         )
     return out
+
+
+def gpu_cheats(problem: str) -> list[Golden]:
+    """The generic GPU cheats (cheats/g*.py, `device: cuda`), applied to the problem as the others are."""
+    return [
+        Golden(
+            problem, f"{problem}/cheats/{p.name}", Solution.read(p, "cheating"), wrap(problem, p.read_text())
+        )
+        for p in sorted(CHEATS.glob("g*.py"))
+    ]
 
 
 GROUPS = {"correct": correct, "wrong": wrong, "cheating": cheating}

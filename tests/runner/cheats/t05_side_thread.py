@@ -1,6 +1,8 @@
 """Cheat (threat 5): returns its output buffers at once and fills them on a background thread (on a GPU, on
-a side stream behind a sleep), so the call looks instant. Beaten by the judge freezing the contestant at
-done and reading the outputs as they were then, and by the check that outputs do not change after done.
+a side stream behind a sleep), so the call looks instant. Beaten on a CPU by the judge freezing the
+contestant at done and reading the outputs as they were then, and by the check that outputs do not change
+after done. On a GPU the harness's device-wide sync waits for the side stream, so the run is right and
+only slower: it passes, timed with the sleep (tests/runner/test_gpu.py); g02 patches that sync away.
 
 expect: failed
 message: wrong output on call

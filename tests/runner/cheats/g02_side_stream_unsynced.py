@@ -1,0 +1,38 @@
+"""Cheat (threat 5, GPU): t05's side stream with the harness's device sync patched away: returns zeros
+at once while the honest result is written into them on a side stream behind a device sleep. Beaten as
+g01 is: the call ends when the judge's copy of the outputs completes, and the copy finds zeros or
+half-written values.
+
+expect: failed|slow
+device: cuda
+threat: 5
+"""
+
+import sys
+
+import torch
+
+SLEEP_CYCLES = 2_000_000
+
+
+def _nothing(*_args, **_kwargs):
+    return None
+
+
+torch.cuda.synchronize = _nothing
+_harness = getattr(sys.modules.get("__main__"), "Harness", None)
+if _harness is not None:
+    _harness.sync = _nothing
+_side = None
+
+
+def custom_kernel(data):
+    global _side
+    _side = _side or torch.cuda.Stream()
+    out = _zeros_like_output(data)
+    _side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(_side):
+        torch.cuda._sleep(SLEEP_CYCLES)
+        for mine, honest in zip(_tensors(out), _tensors(_honest_kernel(data)), strict=True):
+            mine.copy_(honest)
+    return out
