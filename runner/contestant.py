@@ -300,10 +300,11 @@ class OperatorProfile:
         return {"device": self.device, "rows": rows[:PROFILE_ROWS], "more": max(0, len(rows) - PROFILE_ROWS)}
 
 
-def nsight_summary(data: Any, device: str) -> str | None:
-    """Nsight Compute's per-kernel summary of one call on `data`, where `ncu` is installed (GPU only):
-    the input is saved to the scratch directory and a child process (in this same sandbox) imports the
-    submission and calls it once under `ncu`. None where there is no ncu; its error where it failed."""
+def nsight_summary(data: Any, device: str) -> dict[str, str] | None:
+    """Nsight Compute on one call on `data`, where `ncu` is installed (GPU only): the input is saved to the
+    scratch directory and a child process (in this same sandbox) imports the submission and calls it once
+    under `ncu`, collecting the speed-of-light section at least. Returns its per-kernel summary and section
+    details as text, and the details as CSV; None where there is no ncu; the error as text where it failed."""
     import shutil
     import subprocess
     import tempfile
@@ -313,19 +314,33 @@ def nsight_summary(data: Any, device: str) -> str | None:
         return None
     import torch
 
+    def run(command: list[str]) -> str:
+        done = subprocess.run(
+            command, capture_output=True, text=True, errors="replace", timeout=NCU_TIMEOUT_S
+        )
+        if done.returncode != 0:
+            raise OSError(f"ncu exited with status {done.returncode}\n{done.stderr[-NCU_KEEP:]}")
+        return done.stdout
+
     with tempfile.TemporaryDirectory() as scratch:
-        saved = os.path.join(scratch, "input.pt")
+        saved, report = os.path.join(scratch, "input.pt"), os.path.join(scratch, "call")
         torch.save(data, saved)
-        command = [ncu, "--print-summary", "per-kernel", "--target-processes", "all", sys.executable]
-        command += ["-m", "runner.contestant", "--replay", sys.modules["submission"].__file__ or "", saved]
+        profile = [ncu, "--section", "SpeedOfLight", "--target-processes", "all", "--export", report, "-f"]
+        profile += [
+            sys.executable,
+            "-m",
+            "runner.contestant",
+            "--replay",
+            sys.modules["submission"].__file__ or "",
+        ]
+        read = [ncu, "--import", report + ".ncu-rep"]
         try:
-            done = subprocess.run(
-                command, capture_output=True, text=True, errors="replace", timeout=NCU_TIMEOUT_S
-            )
+            run([*profile, saved])
+            text = run([*read, "--print-summary", "per-kernel"]) + "\n" + run([*read, "--page", "details"])
+            table = run([*read, "--page", "details", "--csv"])
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"Nsight Compute did not run: {exc}"
-    text = done.stdout if done.returncode == 0 else f"ncu exited with status {done.returncode}\n{done.stderr}"
-    return text[-NCU_KEEP:]
+            return {"text": f"Nsight Compute did not run: {exc}", "csv": ""}
+    return {"text": text[-NCU_KEEP:], "csv": table[-NCU_KEEP:]}
 
 
 def replay(path: str, saved: str) -> None:

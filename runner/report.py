@@ -82,12 +82,15 @@ def profile_filename(case_id: str) -> str:
 
 
 def write_profile_csvs(profiles: list[dict[str, str]], directory: Path) -> list[Path]:
-    """Each case's CSV in `directory` (made if missing); the files written. Shared with the platform's client."""
+    """Each case's CSV in `directory` (made if missing), and on a GPU its Nsight Compute CSV beside it
+    (`<case>.ncu.csv`); the files written. Shared with the platform's client."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for profile in profiles:
-        if profile.get("csv"):
-            path = directory / profile_filename(profile["case"])
-            path.write_text(profile["csv"], encoding="utf-8", newline="")
-            written.append(path)
+        name = profile_filename(profile["case"])
+        for key, filename in (("csv", name), ("ncu_csv", name.removesuffix(".csv") + ".ncu.csv")):
+            if profile.get(key):
+                path = directory / filename
+                path.write_text(profile[key], encoding="utf-8", newline="")
+                written.append(path)
     return written

@@ -98,7 +98,7 @@ class RunReport:
     # True when the run says nothing about the submission: the judge itself or its host failed. A worker
     # gives such a run back for another attempt instead of recording it as the submission's verdict.
     platform_fault: bool = False
-    # Profile mode: per case {"case", "text", "csv", "ncu"}, the per-operator table the judge checked and
+    # Profile mode: per case {"case", "text", "csv", "ncu", "ncu_csv"}, the per-operator table the judge checked and
     # capped (runner/judge/profile.py); empty in the other modes.
     profiles: list[dict[str, str]] = field(default_factory=list)
 

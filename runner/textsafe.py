@@ -22,7 +22,14 @@ from runner.spec import RunReport, report_problems
 
 # Per field name; any other string is capped at TEXT_CAP. The judge keeps 32 KiB of each end of the output
 # (runner/judge/proxy.py), which escaping may lengthen up to four times.
-CAPS = {"logs": 256 * 1024, "text": 256 * 1024, "csv": 256 * 1024, "ncu": 64 * 1024, "id": 300}
+CAPS = {
+    "logs": 256 * 1024,
+    "text": 256 * 1024,
+    "csv": 256 * 1024,
+    "ncu": 64 * 1024,
+    "ncu_csv": 64 * 1024,
+    "id": 300,
+}
 TEXT_CAP = 4000
 KEY_CAP = 200
 

@@ -95,11 +95,18 @@ def render_csv(rows: list[dict[str, Any]], device: str) -> str:
     return out.getvalue()
 
 
-def nsight_text(raw: Any) -> str:
-    """Nsight Compute's summary as the contestant relayed it: printable text, capped; "" when none."""
-    if type(raw) is not str:
+def nsight_text(raw: Any, part: str = "text") -> str:
+    """One part ("text" or "csv") of Nsight Compute's output as the contestant relayed it: printable text,
+    capped, a CSV's cells made safe for spreadsheets; "" when none."""
+    value = raw.get(part) if type(raw) is dict else None
+    if type(value) is not str:
         return ""
-    text = "".join(c if c.isprintable() or c == "\n" else " " for c in raw[:MAX_NCU])
+    text = "".join(c if c.isprintable() or c == "\n" else " " for c in value[:MAX_NCU])
+    if part == "csv":  # the cells hold kernel names, the submission's own words: made safe, as ours are
+        out = io.StringIO()
+        writer = csv.writer(out, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+        writer.writerows([_safe(cell) for cell in row] for row in csv.reader(io.StringIO(text)))
+        text = out.getvalue()
     return text
 
 
@@ -111,10 +118,11 @@ def profile_of(case_id: str, calls: int, verdict: str, reply: dict[str, Any], de
         rows = checked(reply.get("profile"), device)
     except MalformedProfile as exc:
         note = f"no table: the contestant's process sent a malformed profile ({exc})"
-        return {"case": case_id, "text": f"{heading}\n{note}", "csv": "", "ncu": ""}
+        return {"case": case_id, "text": f"{heading}\n{note}", "csv": "", "ncu": "", "ncu_csv": ""}
     return {
         "case": case_id,
         "text": render_text(rows, device, heading),
         "csv": render_csv(rows, device),
         "ncu": nsight_text(reply.get("ncu")),
+        "ncu_csv": nsight_text(reply.get("ncu"), "csv"),
     }

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import torch
 
 from runner import JobSpec, execute
 from runner.judge import profile as judge_profile
@@ -200,3 +201,43 @@ def test_a_profile_run_is_never_scored():
     case = CaseResult(id="c", kind="benchmark", status="passed", stats=timed)
     assert summarize(stopped=None, cases=[case], flags=[], mode="benchmark")[2] == pytest.approx(1e-3)
     assert summarize(stopped=None, cases=[case], flags=[], mode="profile") == ("passed", "", None)
+
+
+FAKE_NCU = """#!/bin/sh
+# A stand-in for Nsight Compute (no GPU here): records its arguments, makes the report it was asked to
+# export, and prints a summary or a CSV for --import, one kernel named by the submission.
+echo "$@" >> "$NCU_ARGS"
+case "$*" in
+  *--export*) for a in "$@"; do [ "$prev" = "--export" ] && touch "$a.ncu-rep"; prev="$a"; done ;;
+  *--csv*) printf '"Kernel Name","Metric Name","Metric Value"\\n"=HYPERLINK(1)","Duration","4.2"\\n' ;;
+  *--print-summary*) echo "add_kernel  Duration 4.2 us" ;;
+  *) echo "Section: GPU Speed Of Light Throughput" ;;
+esac
+"""
+
+
+def test_nsight_compute_gives_each_case_a_text_and_a_safe_csv_with_the_speed_of_light(tmp_path, monkeypatch):
+    from runner import contestant
+
+    (tmp_path / "ncu").write_text(FAKE_NCU)
+    (tmp_path / "ncu").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setenv("NCU_ARGS", str(tmp_path / "args"))
+    monkeypatch.setitem(sys.modules, "submission", type(sys)("submission"))
+    sys.modules["submission"].__file__ = str(tmp_path / "submission.py")
+    raw = contestant.nsight_summary(torch.ones(4), "cuda")
+    assert raw is not None
+    calls = (tmp_path / "args").read_text().splitlines()
+    assert "--section SpeedOfLight" in calls[0] and "--replay" in calls[0]
+    assert all("--import" in c for c in calls[1:]) and len(calls) == 4
+    entry = judge_profile.profile_of(
+        "vectoradd[size=256]",
+        PROFILE_CALLS,
+        "checked and right",
+        {"profile": {"device": "cuda", "rows": [], "more": 0}, "ncu": raw},
+        "cuda",
+    )
+    assert "add_kernel" in entry["ncu"] and "Speed Of Light" in entry["ncu"]
+    rows = list(csv.reader(io.StringIO(entry["ncu_csv"])))
+    assert rows[1] == ["'=HYPERLINK(1)", "Duration", "4.2"]  # a kernel's name never becomes a formula
+    assert contestant.nsight_summary(torch.ones(4), "cpu") is None
