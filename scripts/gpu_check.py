@@ -46,7 +46,7 @@ def plan() -> list[dict]:
          "argv": [PY, str(ROOT / "scripts" / "gpu_check.py"), "--device-facts"]},
         {"name": "units", "timeout_s": 30, "proves": "the GPU path's pure parts under the machine's versions",
          "argv": [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django",
-                  "tests/runner/test_gpu_parts.py", "tests/runner/test_cuda_builds.py", "tests/runner/test_units.py"]},
+                  "tests/runner/test_gpu_parts.py", "tests/runner/test_gpu_slots.py", "tests/runner/test_cuda_builds.py", "tests/runner/test_units.py"]},
     ]  # fmt: skip
     for problem in sorted(p.name for p in (ROOT / "problems").iterdir() if (p / "problem.py").exists()):
         steps.append(
@@ -63,7 +63,7 @@ def plan() -> list[dict]:
         {"name": "cheats", "timeout_s": 90, "env": {"RUNNER_SANDBOX": SANDBOX},
          "proves": "the golden cheats are caught on the GPU (vectoradd), the GPU cheats (skipped sync, side stream, stale graph, reading past the slot) too",
          "argv": [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django", "-m", "gpu",
-                  "tests/runner/test_gpu.py", "-k", "cheats_are_caught_on_the_gpu and vectoradd or side_stream or gpu_cheats"]},
+                  "tests/runner/test_gpu.py", "-k", "cheats_are_caught_on_the_gpu and vectoradd or side_stream or gpu_cheats or slot_memory"]},
         {"name": "fidelity", "timeout_s": 50, "fails_on": "did not pass",  # bench exits 0 regardless
          "proves": "the judge's per-call time against an independent measurement, vectoradd and trimul",
          "argv": [PY, "-m", "runner.bench", "fidelity", "--device", "cuda", "--runs", "1", "--case-budget", "0.2",

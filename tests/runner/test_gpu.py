@@ -78,3 +78,30 @@ def test_gpu_cheats(name):
             assert solution.message in (report.message or "") + " ".join(
                 c.message or "" for c in report.cases
             )
+
+
+def test_slot_memory_is_an_allocation_of_its_own():
+    """The driver's own answer: the slots' allocation is exactly the arena, and what torch allocates for the
+    judge afterwards (samples, references, snapshots) lies outside it."""
+    import ctypes
+
+    import torch
+
+    from runner.devmem import SlotArena
+
+    arena = SlotArena.allocate(3 << 20)
+    try:
+        judges = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in (512, 1 << 20, 5 << 20)]
+        base, size = ctypes.c_uint64(), ctypes.c_size_t()
+        lib = ctypes.CDLL("libcuda.so.1")
+        assert (
+            lib.cuMemGetAddressRange_v2(
+                ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(arena.base.data_ptr())
+            )
+            == 0
+        )
+        assert base.value == arena.base.data_ptr() and size.value >= arena.size
+        assert not any(base.value <= t.data_ptr() < base.value + size.value for t in judges)
+        assert arena.base.count_nonzero() == 0  # zeroed: nothing of an earlier allocation shows
+    finally:
+        arena.close()
