@@ -26,7 +26,18 @@ class CudaError(RuntimeError):
 
 
 class _Handle(ctypes.Structure):
-    _fields_ = [("reserved", ctypes.c_char * 64)]
+    """CUipcMemHandle: 64 opaque bytes, NULs among them (so bytes, not a C string)."""
+
+    _fields_ = [("reserved", ctypes.c_ubyte * 64)]
+
+    @classmethod
+    def of(cls, raw: bytes) -> _Handle:
+        if len(raw) != ctypes.sizeof(cls):
+            raise ValueError(f"an IPC handle is {ctypes.sizeof(cls)} bytes, not {len(raw)}")
+        return cls.from_buffer_copy(raw)
+
+    def raw(self) -> bytes:
+        return bytes(self.reserved)
 
 
 class _Driver:
@@ -100,16 +111,16 @@ class SlotArena:
         base = torch.as_tensor(_DeviceBytes(ptr.value, size), device="cuda")
         base.zero_()  # nothing of an earlier process's memory is ever shown to the contestant
         torch.cuda.synchronize()
-        return cls(base, bytes(handle.reserved), lambda: _Driver.call("cuMemFree_v2", ptr))
+        return cls(base, handle.raw(), lambda: _Driver.call("cuMemFree_v2", ptr))
 
     @classmethod
     def attach(cls, handle: bytes, size: int) -> SlotArena:
         """The contestant's mapping of the judge's allocation."""
         _Driver.use_torch_context()
         ptr = ctypes.c_uint64()
-        raw = _Handle()
-        raw.reserved = handle
-        _Driver.call("cuIpcOpenMemHandle_v2", ctypes.byref(ptr), raw, _IPC_LAZY_ENABLE_PEER_ACCESS)
+        _Driver.call(
+            "cuIpcOpenMemHandle_v2", ctypes.byref(ptr), _Handle.of(handle), _IPC_LAZY_ENABLE_PEER_ACCESS
+        )
         return cls(torch.as_tensor(_DeviceBytes(ptr.value, size), device="cuda"))
 
     def reset(self) -> None:

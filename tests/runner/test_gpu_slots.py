@@ -130,3 +130,12 @@ def test_energy_is_reported_only_over_enough_metered_time():
     enough.add(1e-3, 30)  # a window without a reading counts no calls
     enough.add(1e-3, 10, (1.5, ENERGY_MIN_S))
     assert enough.joules_per_call() == pytest.approx(2.0 / 20)
+
+
+def test_an_ipc_handle_travels_whole_nuls_and_all():
+    from runner.devmem import _Handle
+
+    raw = bytes([0, 1, 0, 255] * 16)  # CUDA's handles hold NULs: a C string would cut it at the first
+    assert _Handle.of(raw).raw() == raw
+    with pytest.raises(ValueError, match="64 bytes"):
+        _Handle.of(raw[:63])
