@@ -71,14 +71,17 @@ def custom_kernel(data):
 
 
 @pytest.fixture
-def client():
+def client(monkeypatch):
     engine.require()
     from runner.sandbox.docker import engine as client_of
 
     client = client_of()
-    before = engine.leftovers(client)
+    jobs = engine.Jobs(client, monkeypatch)  # the test's own jobs: others may run on the same engine
     yield client
-    assert engine.leftovers(client) == before, "a job left a container, volume or image layer behind"
+    left = jobs.leftovers()
+    assert left == {"containers": set(), "volumes": set(), "images": set()}, (
+        f"a job left a container, volume or image layer behind: {left}"
+    )
 
 
 def judge(source: str, **kw):

@@ -190,19 +190,20 @@ def test_the_dockerfile_builds_the_cpu_image_on_a_local_base_and_the_cuda_image_
 
 
 @pytest.mark.judge
-def test_a_real_job_in_a_container_leaves_nothing_behind():
+def test_a_real_job_in_a_container_leaves_nothing_behind(monkeypatch):
     engine.require()
     from runner.sandbox.docker import engine as client_of
 
     client = client_of()
-    before = engine.leftovers(client)
+    jobs = engine.Jobs(client, monkeypatch)  # this job's only: others may run on the same engine meanwhile
     source = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
     report = execute(JobSpec(problem="vectoradd", source=source, sandbox="docker", device="cpu", call_s=30))
     assert report.verdict == "passed", report.message + report.logs[-2000:]
     assert report.isolation.startswith("isolated by docker") and "no GPU" in report.isolation
     assert report.env["runner_image"].startswith("sha256:")
-    assert client.containers.list(all=True, filters={"label": "kernelboard.job"}) == []
-    assert engine.leftovers(client) == before  # no container, volume or image layer of the job
+    assert len(jobs.names) == 1 and len(jobs.containers()) == 1  # its container was seen: checked below
+    # no container, volume or image layer of the job
+    assert jobs.leftovers() == {"containers": set(), "volumes": set(), "images": set()}
 
 
 def test_without_an_engine_a_docker_job_is_a_platform_fault_in_the_operators_words(monkeypatch):
