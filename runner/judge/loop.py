@@ -49,6 +49,29 @@ COPY_PROBE_BYTES = (4096, 64 << 20)  # GPU: the judge's snapshot copy timed at t
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
+def window_calls(
+    estimate: float | None,
+    *,
+    slots: int,
+    window_s: float,
+    judge_cost_s: float,
+    calls_left: int,
+    snapshots: int | None = None,
+) -> int:
+    """How many calls the next window holds: one alone while no per-call estimate exists (the probe);
+    then enough for the window to last `window_s`, no more than the slots laid out, than the judge can
+    check within JUDGE_WINDOW_S at `judge_cost_s` a call, than the case's calls left, or than the snapshots
+    that fit (GPU); always at least one."""
+    if estimate is None:
+        k = 1
+    else:
+        k = int(min(slots, max(1, window_s / max(estimate, 1e-9))))
+        k = min(k, max(1, int(JUDGE_WINDOW_S / max(judge_cost_s, 1e-6))), max(1, calls_left))
+    if snapshots is not None:
+        k = min(k, max(1, int(snapshots)))
+    return k
+
+
 class CaseFailure(Exception):
     """One case went wrong but the contestant lives on: the run may go on to the next case."""
 
@@ -473,14 +496,15 @@ class Judge:
             # The budget is the case's wall time in the judge: fresh inputs and checks for every call
             # cost more than a fast kernel itself, so the calls timed adapt to what the judge can afford.
             while not windows.done(rule, time.monotonic() - case_started):
-                if estimate is None:
-                    k = 1
-                else:
-                    k = int(min(slots, max(1, WINDOW_S[self.device] / max(estimate, 1e-9))))
-                    k = min(k, max(1, int(JUDGE_WINDOW_S / max(self.judge_cost(), 1e-6))))
-                    k = min(k, max(1, rule.max_calls - sum(windows.calls)))
-                if self.device == "cuda":  # every call's outputs are kept until checked
-                    k = min(k, max(1, int(GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1))))
+                k = window_calls(
+                    estimate,
+                    slots=slots,
+                    window_s=WINDOW_S[self.device],
+                    judge_cost_s=self.judge_cost(),
+                    calls_left=rule.max_calls - sum(windows.calls),
+                    # on a GPU every call's outputs are kept until checked
+                    snapshots=GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1) if self.device == "cuda" else None,
+                )
                 self.verify_unchanged(lay, last, case)
                 # Checked: the next window poisons these slots, so a failure inside it must not compare
                 # the judge's own poison with this snapshot (a false late-write on a run that failed).
