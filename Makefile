@@ -1,10 +1,21 @@
-# The two commands of the README. Both set up .venv first (idempotent, fast when nothing changed).
+# The two commands of the README. Both set up .venv first (idempotent, fast when nothing changed): `run` only
+# what serving needs, `check` and `test` also what only tests use (scripts/setup.sh says which).
 PORT ?= 8000
 
-.PHONY: run test check setup docker
+.PHONY: run test check setup setup-test llm-server docker
 
+# What serving needs: .venv with requirements.lock, the checkout installed editable, bubblewrap.
 setup:
 	@bash scripts/setup.sh
+
+# That, and what only tests use: llama.cpp's llama-server and the SmolLM2 GGUF (the LLM policy's server
+# tests; built from source on a CPU without AVX-VNNI, about 10 minutes, once), chromium (browser tests).
+setup-test: setup
+	@bash scripts/setup.sh test
+
+# The local language-model server for the LLM policy (docs/agents.md): llama-server and the SmolLM2 GGUF.
+llm-server: setup
+	@bash scripts/setup.sh llm
 
 run: setup
 	.venv/bin/python manage.py serve --port $(PORT)
@@ -16,14 +27,14 @@ docker: setup
 
 # The fast tier for an edit-test loop (a few minutes): lint, format, types, and every test that starts no
 # judge process. `make test` runs everything.
-check: setup
+check: setup-test
 	@bash scripts/services.sh
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	.venv/bin/python -m pytest -q -m "not judge"
 
-test: setup docker
+test: setup-test docker
 	@bash scripts/services.sh
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .

