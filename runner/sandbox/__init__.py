@@ -96,7 +96,7 @@ def contestant_env(job: Job, python_path: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         # Freed memory stays in the heap instead of going back to the kernel: otherwise a call that
         # allocates its output pays page faults whenever glibc last trimmed the heap, which on a VM
-        # costs up to 30 times the kernel itself, at random calls (measured: docs/benchmarks.md).
+        # costs up to 30 times the kernel itself, at random calls (measured: docs/bench/history.md).
         "GLIBC_TUNABLES": MALLOC_TUNABLES,
     }
     if job.device == "cuda" and "CUDA_VISIBLE_DEVICES" in os.environ:
