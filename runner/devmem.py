@@ -19,6 +19,7 @@ import torch
 from runner.transport import ALIGN, TensorRef, dtype_from_name, dtype_name, nbytes
 
 _IPC_LAZY_ENABLE_PEER_ACCESS = 1
+GRANULE = 2 << 20  # the driver's page for device memory: the slots round up to it, sharing no page
 
 
 class CudaError(RuntimeError):
@@ -92,17 +93,18 @@ class SlotArena:
     """The slots of one job's cases, laid out one case at a time from the start of one buffer (`base`).
     The judge makes it (`allocate`); the contestant maps the same memory from its handle (`attach`)."""
 
-    def __init__(self, base: torch.Tensor, handle: bytes = b"", release: Any = None):
+    def __init__(self, base: torch.Tensor, handle: bytes = b""):
         self.base = base  # a uint8 tensor: the whole allocation
         self.size = base.numel()
         self.handle = handle  # what the contestant maps it with (empty where nothing is shared)
-        self._release = release
         self._next = 0
 
     @classmethod
     def allocate(cls, size: int) -> SlotArena:
-        """A fresh device allocation of at least `size` bytes, of this job's own, with its IPC handle."""
-        size = max(ALIGN, -(-size // ALIGN) * ALIGN)
+        """A fresh device allocation of at least `size` bytes, of this job's own, with its IPC handle. Never
+        freed by hand: it goes with the judge's process, after every process that mapped it (freeing it
+        while one still has it open is undefined in CUDA's IPC)."""
+        size = max(GRANULE, -(-size // GRANULE) * GRANULE)
         _Driver.use_torch_context()
         ptr = ctypes.c_uint64()
         _Driver.call("cuMemAlloc_v2", ctypes.byref(ptr), ctypes.c_size_t(size))
@@ -111,7 +113,7 @@ class SlotArena:
         base = torch.as_tensor(_DeviceBytes(ptr.value, size), device="cuda")
         base.zero_()  # nothing of an earlier process's memory is ever shown to the contestant
         torch.cuda.synchronize()
-        return cls(base, handle.raw(), lambda: _Driver.call("cuMemFree_v2", ptr))
+        return cls(base, handle.raw())
 
     @classmethod
     def attach(cls, handle: bytes, size: int) -> SlotArena:
@@ -147,10 +149,3 @@ class SlotArena:
         if ref.offset < 0 or ref.offset % ALIGN or ref.offset + size > self.size:
             raise ValueError(f"a slot at {ref.offset} of {size} bytes lies outside the job's slots")
         return self.base[ref.offset : ref.offset + size].view(dtype).view(ref.shape)
-
-    def close(self) -> None:
-        """Free the allocation (the judge's, at the job's end, once the contestant is gone)."""
-        release, self._release = self._release, None
-        if release is not None:
-            torch.cuda.synchronize()
-            release()

@@ -45,7 +45,7 @@ CALL_SPIN_S = 60e-6
 RAN_WHILE_STOPPED_S = 50e-6  # CPU time a tree stopped by SIGSTOP may show between freeze and thaw: honest, 0
 CALIBRATION_WINDOWS = 15  # empty windows of one call, and as many of CALIBRATION_CALLS calls
 CALIBRATION_CALLS = 9
-COPY_PROBE_BYTES = (4096, 64 << 20)  # GPU: the judge's snapshot copy timed at these sizes, before the import
+END_PROBE_BYTES = 4096  # GPU: the output of the empty calls that calibrate a call's end
 JUDGE_COST_SAMPLES = 64  # the judge's own cost per call: the median of this many recent calls
 
 
@@ -70,6 +70,17 @@ def window_calls(
     if snapshots is not None:
         k = min(k, max(1, int(snapshots)))
     return k
+
+
+def may_alias(t: torch.Tensor, outputs: list[torch.Tensor]) -> bool:
+    """Whether an input could come back as an output (written in place and returned: Harness.store)."""
+    return any(t.shape == o.shape and t.dtype == o.dtype for o in outputs)
+
+
+def watched(outputs: list[torch.Tensor], inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """What a GPU call may have written its answer to, which the judge copies to end the call: the
+    output slots, then the inputs that may be returned in place."""
+    return [*outputs, *(t for t in inputs if may_alias(t, outputs))]
 
 
 class CaseFailure(Exception):
@@ -107,7 +118,9 @@ class Judge:
         self.contestant = contestant
         self.threads: dict[str, int] = {}  # thread counts of the contestant's tree, as evidence
         self.handshake_s: float | None = None  # an empty call's round trip, calibrated before the import
-        self.copy_s = (0.0, 0.0)  # GPU: the judge's snapshot copy, per tensor and per byte (calibrated)
+        # GPU: the judge's copy at a call's end, seconds per byte past END_PROBE_BYTES while the bytes fit
+        # in L2 (just written, as a call's outputs are), per byte past that, and where that is (calibrated)
+        self.copy_s = (0.0, 0.0, 0)
         self.slots: SlotArena | None = None  # GPU: the job's slot memory, sized for its largest case
         self.idle_cpu_s = 0.0  # the CPU time of the tree in an empty window, calibrated before the import
         self.idle_call_cpu_s = 0.0  # and what each empty call adds to it
@@ -269,7 +282,7 @@ class Judge:
             energy1 = self.nvml.energy_mj() if self.nvml and energy0 is not None else None
             if energy0 is not None and energy1 is not None and metered > 0:
                 energy = ((energy1 - energy0) / 1000 * min(1.0, elapsed / metered), metered)
-            elapsed = max(0.0, elapsed - len(snaps) * self.call_overhead(lay.outputs[0]))
+            elapsed = max(0.0, elapsed - len(snaps) * self.call_overhead(lay))
             cpu = None
         else:
             elapsed, cpu, outside, reply, snaps = self._cpu_window(command, timeout, what, lay, datas)
@@ -371,12 +384,14 @@ class Judge:
             else:
                 ctl.post(handshake.GO, i + 1)
             done = ctl.await_done(i, deadline, spin, stop)
-            at_done = None
+            at_done: dict[int, torch.Tensor] = {}
             if gpu:
-                # The call ends when the judge's own copy of its outputs is complete, not at the contestant's
-                # word: a kernel still running (its harness's sync skipped or patched away) either finishes
-                # inside the clock or is copied half-written, and fails the check.
-                at_done = [t.clone() for t in outs] if done == i + 1 else []
+                # The call ends when the judge's own copy of what it may have written is complete, not at the
+                # contestant's word: a kernel still running (its harness's sync skipped or patched away)
+                # either finishes inside the clock or is copied half-written, and fails the check. That is
+                # its outputs and every input an output may be (returned in place: Harness.store).
+                if done == i + 1:
+                    at_done = {j: t.clone() for j, t in enumerate(watched(outs, ins))}
                 torch.cuda.synchronize()
             total += time.perf_counter_ns() - t0
             if done > i + 1 or done < handshake.FAILED:  # a call it was never given: not the honest harness
@@ -389,9 +404,13 @@ class Judge:
                 raise Stop(Verdict.TIMEOUT, f"{what} did not finish within {timeout:g} s (its time limit)")
             if done != i + 1:
                 break  # an error (-1), a death or a reply off protocol: the reply says which
-            snaps.append(
-                (at_done if at_done is not None else [t.clone() for t in outs], [t.clone() for t in ins])
-            )
+            if gpu:
+                copies = [at_done[j] for j in range(len(outs))]
+                aliasable = iter(at_done[j] for j in range(len(outs), len(at_done)))
+                inputs = [next(aliasable) if may_alias(t, outs) else t.clone() for t in ins]
+                snaps.append((copies, inputs))
+            else:
+                snaps.append(([t.clone() for t in outs], [t.clone() for t in ins]))
         return total * 1e-9, snaps
 
     def check(
@@ -575,13 +594,16 @@ class Judge:
         torch.cuda.synchronize()
         return elapsed, self.contestant.receive(timeout, what), snaps
 
-    def call_overhead(self, outputs: list[torch.Tensor]) -> float:
-        """GPU: what the clock holds of a call beyond the kernel: the go/done hand-over with the harness's
-        device sync, and the judge's copy of the outputs, which ends the call (both calibrated before the
-        import, with nothing of the submission's running)."""
-        per_tensor, per_byte = self.copy_s
-        extra = sum(max(0, t.numel() * t.element_size() - COPY_PROBE_BYTES[0]) for t in outputs)
-        return (self.handshake_s or 0.0) + (per_tensor if outputs else 0.0) + extra * per_byte
+    def call_overhead(self, lay: CaseLayout) -> float:
+        """GPU: what the clock holds of a call beyond the kernel's work: the go/done hand-over and the end
+        of the call, the judge's copy of what the call may have written (calibrated before the import, with
+        nothing of the submission's loaded). The harness's own device sync is not subtracted: a submission
+        that patches it away must not gain what honest ones pay. Extra tensors' copy launches are not
+        subtracted either: every error here is against the submission, never for it."""
+        hot, cold, fits = self.copy_s
+        copied = sum(t.numel() * t.element_size() for t in watched(lay.outputs[0], tensors_of(lay.inputs[0])))
+        extra = max(0, copied - END_PROBE_BYTES)
+        return (self.handshake_s or 0.0) + min(extra, fits) * hot + max(0, extra - fits) * cold
 
     def _cpu_window(
         self, command: dict[str, Any], timeout: float, what: str, lay: CaseLayout | None, datas: list[Any]
@@ -642,31 +664,47 @@ class Judge:
         self.outside_s = statistics.median(s[2] for s in one)
 
     def _calibrate_gpu(self) -> None:
+        """The end of a call as _calls makes it, with an empty call: go, done, the judge's copy of a 4 KiB
+        output, its sync (the least of 15 windows, so that a busy moment is not subtracted from every call);
+        then the copy's device time per byte, on CUDA events: of bytes just written (in L2, as a call's
+        outputs mostly are) up to half the L2, and of bytes in memory past that."""
+        assert self.slots is not None and self.l2_flush is not None  # made before the contestant starts
+        probe = torch.empty(END_PROBE_BYTES // 4, dtype=torch.float32, device="cuda")
+        lay = lay_out((), probe, 1, self.slots)[0]
         command = {"op": "run", "k": CALIBRATION_CALLS, "per_call": True}
         timeout = self.limits.call_s * CALIBRATION_CALLS
         windows = [
-            self._gpu_window(command, timeout, "calibration", None, [None] * CALIBRATION_CALLS)[0]
+            self._gpu_window(command, timeout, "calibration", lay, [()] * CALIBRATION_CALLS)[0]
             for _ in range(CALIBRATION_WINDOWS)
         ]
-        self.handshake_s = statistics.median(windows) / CALIBRATION_CALLS
-        assert self.slots is not None  # allocated before the contestant starts
-        small, big = COPY_PROBE_BYTES[0], min(COPY_PROBE_BYTES[1], self.slots.size)
-        per_tensor = self._copy_time(small)
-        per_byte = (self._copy_time(big) - per_tensor) / (big - small) if big > small else 0.0
-        self.copy_s = (per_tensor, max(0.0, per_byte))
+        self.handshake_s = min(windows) / CALIBRATION_CALLS
+        fits = min(self.l2_flush.numel() // 4, self.slots.size)  # the flush is twice the L2: half the L2
+        small = self._copy_time(END_PROBE_BYTES, cold=False)
+        hot = (self._copy_time(fits, cold=False) - small) / max(fits - END_PROBE_BYTES, 1)
+        cold = hot
+        if self.slots.size > 2 * fits:
+            big = min(8 * fits, self.slots.size)
+            cold = (self._copy_time(big, cold=True) - small) / (big - END_PROBE_BYTES)
+        self.copy_s = (max(0.0, hot), max(0.0, cold), max(0, fits - END_PROBE_BYTES))
 
-    def _copy_time(self, size: int) -> float:
-        """Seconds the judge takes to copy `size` bytes of the slots and see the copy complete: the end of
-        every call on a GPU (_calls)."""
-        assert self.slots is not None
+    def _copy_time(self, size: int, cold: bool) -> float:
+        """The device's seconds for the judge to copy `size` bytes of the slots (the least of 15), just
+        written, or with L2 flushed first (`cold`)."""
+        assert self.slots is not None and self.l2_flush is not None
         view = self.slots.base[:size]
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         times = []
         for _ in range(CALIBRATION_WINDOWS):
-            started = time.perf_counter()
+            if cold:
+                self.l2_flush.zero_()
+            else:
+                view.fill_(1)
+            start.record()
             view.clone()
-            torch.cuda.synchronize()
-            times.append(time.perf_counter() - started)
-        return statistics.median(times)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1e-3)
+        return min(times)
 
     # ---- the whole run ---------------------------------------------------------------------------------
 
@@ -720,8 +758,6 @@ class Judge:
             self._thaw(check=False)
             if self.contestant:
                 self.contestant.close()
-            if self.slots is not None:  # the contestant, which mapped it, is gone
-                self.slots.close()
         report.cases = self.cases
         report.profiles = self.profiles
         report.flags = self.flags

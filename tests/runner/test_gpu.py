@@ -62,7 +62,9 @@ def test_a_side_stream_is_waited_for():
     source = golden.wrap("vectoradd", (golden.CHEATS / "t05_side_thread.py").read_text())
     report = _benchmark("vectoradd", source)
     assert report.verdict == "passed", report.message
-    assert min(c.stats.median for c in report.cases if c.stats) >= SLEEP_S
+    assert (
+        min(c.stats.median for c in report.cases if c.stats) >= SLEEP_S / 2
+    )  # t05 sleeps half as long as g01
 
 
 @pytest.mark.parametrize("name", GPU_CHEATS)
@@ -90,18 +92,11 @@ def test_slot_memory_is_an_allocation_of_its_own():
     from runner.devmem import SlotArena
 
     arena = SlotArena.allocate(3 << 20)
-    try:
-        judges = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in (512, 1 << 20, 5 << 20)]
-        base, size = ctypes.c_uint64(), ctypes.c_size_t()
-        lib = ctypes.CDLL("libcuda.so.1")
-        assert (
-            lib.cuMemGetAddressRange_v2(
-                ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(arena.base.data_ptr())
-            )
-            == 0
-        )
-        assert base.value == arena.base.data_ptr() and size.value >= arena.size
-        assert not any(base.value <= t.data_ptr() < base.value + size.value for t in judges)
-        assert arena.base.count_nonzero() == 0  # zeroed: nothing of an earlier allocation shows
-    finally:
-        arena.close()
+    judges = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in (512, 1 << 20, 5 << 20)]
+    base, size = ctypes.c_uint64(), ctypes.c_size_t()
+    lib = ctypes.CDLL("libcuda.so.1")
+    at = ctypes.c_uint64(arena.base.data_ptr())
+    assert lib.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size), at) == 0
+    assert base.value == arena.base.data_ptr() and size.value == arena.size == 4 << 20  # whole 2 MiB pages
+    assert not any(base.value <= t.data_ptr() < base.value + size.value for t in judges)
+    assert arena.base.count_nonzero() == 0  # zeroed: nothing of an earlier allocation shows

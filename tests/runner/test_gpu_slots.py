@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from runner.devmem import SlotArena
-from runner.judge.loop import COPY_PROBE_BYTES, Judge
+from runner.judge.loop import END_PROBE_BYTES, Judge, watched
 from runner.judge.proxy import Stop
 from runner.judge.slots import clone, lay_out, slot_bytes
 from runner.problem import load_problem
@@ -99,13 +99,35 @@ def test_the_judge_sizes_the_slots_for_the_largest_case_of_its_plan():
     assert len(judge.generate_costs) == len(plan) // 2
 
 
-def test_the_gpu_clock_subtracts_the_calibrated_hand_over_and_output_copy():
+def test_a_gpu_call_ends_with_a_copy_of_its_outputs_and_of_every_input_it_may_return():
+    out = torch.empty(8, 4)
+    same, other_dtype, other_shape = (
+        torch.empty(8, 4),
+        torch.empty(8, 4, dtype=torch.float16),
+        torch.empty(4, 8),
+    )
+    assert watched([out], [other_dtype, same, other_shape]) == [
+        out,
+        same,
+    ]  # returned in place: same shape, dtype
+    assert watched([], [same]) == []
+
+
+def test_the_gpu_clock_subtracts_the_calibrated_hand_over_and_copy_in_and_out_of_l2():
     judge = Judge.__new__(Judge)
-    judge.handshake_s = 20e-6
-    judge.copy_s = (10e-6, 1e-12)  # per tensor, per byte past the small probe
-    one = torch.empty(COPY_PROBE_BYTES[0] + 1_000_000, dtype=torch.uint8)
-    assert judge.call_overhead([one]) == pytest.approx(20e-6 + 10e-6 + 1e-6)
-    assert judge.call_overhead([]) == pytest.approx(20e-6)
+    judge.handshake_s = 20e-6  # an empty call's go, done and the copy of END_PROBE_BYTES
+    judge.copy_s = (1e-12, 4e-12, 1_000_000)  # per byte while in L2, per byte past it, where that ends
+    arena = stand_in(8 << 20)
+    small = lay_out(
+        (torch.empty(10, dtype=torch.int8),), torch.empty(END_PROBE_BYTES, dtype=torch.uint8), 1, arena
+    )
+    assert judge.call_overhead(small[0]) == pytest.approx(20e-6)  # the int8 input cannot be the output
+    out = torch.empty(END_PROBE_BYTES + 2_000_000, dtype=torch.uint8)
+    big = lay_out((out.clone(),), out, 1, arena)  # an input that may be returned in place: copied too
+    extra = (
+        2 * out.numel() - END_PROBE_BYTES
+    )  # past the probe: 1,000,000 bytes at L2's rate, the rest at memory's
+    assert judge.call_overhead(big[0]) == pytest.approx(20e-6 + 1e6 * 1e-12 + (extra - 1e6) * 4e-12)
 
 
 def test_a_job_for_one_part_refuses_another(monkeypatch):

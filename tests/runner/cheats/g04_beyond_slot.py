@@ -39,13 +39,16 @@ def custom_kernel(data):
     whole, base = _allocation(inputs[0])
     mine = [(t.data_ptr() - base, t.numel() * t.element_size()) for t in inputs if t.numel()]
     probe = inputs[0].contiguous().view(torch.uint8).flatten()[:64]
-    rows = whole[: whole.numel() // 256 * 256].view(-1, 256)[:, : probe.numel()]
-    hits = (rows == probe).all(dim=1).nonzero().flatten().tolist()
-    copies = [256 * h for h in hits if not any(at <= 256 * h < at + n for at, n in mine)]
+    # every 256-byte boundary whose first 8 bytes are the input's, then the whole 64 bytes
+    words = whole[: whole.numel() // 256 * 256].view(torch.int64).view(-1, 32)[:, 0]
+    hits = (words == probe[:8].view(torch.int64)).nonzero().flatten().tolist()
+    found = [256 * h for h in hits if torch.equal(whole[256 * h : 256 * h + probe.numel()], probe)]
+    copies = [at for at in found if not any(start <= at < start + n for start, n in mine)]
     if copies:
         print(f"FOUND a copy of the input at offsets {copies[:4]} of the slot's allocation", flush=True)
-    spoil = torch.ones(whole.numel(), dtype=torch.bool, device=whole.device)
-    for at, n in mine:
-        spoil[at : at + n] = False
-    whole[spoil] = 0xFF
+    end = 0
+    for start, n in sorted(mine):  # 0xFF over all but its own inputs, a slice at a time
+        whole[end:start].fill_(0xFF)
+        end = max(end, start + n)
+    whole[end:].fill_(0xFF)
     return _honest_kernel(data)
