@@ -25,7 +25,7 @@ from typing import Any
 MAX_REPLY = 1 << 20  # a contestant's reply is a line of status, never data
 # Keys in one reply, counted before it is parsed (a quote, maybe blanks, a colon: a string value may add to
 # the count, never hide a key). A judge forked from the fork server shares its string-hash secret with the
-# contestant (runner/forkserver.py), and the decoder hashes every key of a document into one dict, so a
+# contestant (runner/judge/served.py), and the decoder hashes every key of a document into one dict, so a
 # reply is kept to a number of keys whose worst case costs the judge little. An honest reply has a few
 # dozen (a profile table, the largest, at most a few hundred).
 MAX_KEYS = 4096

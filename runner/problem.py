@@ -143,7 +143,7 @@ class Problem:
         for GPU MODE's harness (an imported problem) is put behind this judge's contract."""
         module = _import_with_task(self.path, "reference", self.utils_path)
         if getattr(self.meta, "REFERENCE_STYLE", "") == "reference-kernels":
-            from runner.reference_kernels import Adapted
+            from runner.gpumode import Adapted
 
             return Adapted(module)
         return module

@@ -12,7 +12,6 @@ the check. What does not map is refused with the reason (docs/problems.md, "Impo
 
 from __future__ import annotations
 
-import inspect
 import pprint
 import re
 import shutil
@@ -235,7 +234,7 @@ def _problem_py(task: TaskFolder, name: str, title: str, *, cpu: bool) -> str:
     return (
         f'"""{name}: imported from a reference-kernels folder by `manage.py import_problem` ({task.path.name}).\n\n'
         "Made from its task.yml; reference.py and task.py are its own, unchanged, and the judge calls them\n"
-        "through runner.reference_kernels.Adapted. Edit freely: a changed file makes a new version.\n"
+        "through runner.gpumode.Adapted. Edit freely: a changed file makes a new version.\n"
         '"""\n\n'
         f"TITLE = {title!r}\n"
         'TOLERANCE = "as the reference\'s check_implementation decides"\n'
@@ -247,50 +246,6 @@ def _problem_py(task: TaskFolder, name: str, title: str, *, cpu: bool) -> str:
         f"BENCHMARKS = {cases(task.benchmarks)}\n"
         "# No counts(): task.yml states no FLOPs or bytes, so no physical floor applies and no rate is shown.\n"
     )
-
-
-class Adapted:
-    """A reference written for GPU MODE's harness behind this judge's contract.
-
-    GPU MODE's `generate_input` takes the case's arguments with its `seed` and makes its tensors where it
-    likes (CUDA, as a rule); here it is called with each call's own seed and its tensors are moved to the
-    run's device where it takes no `device` argument. Its `check_implementation` returns `(ok, message)`,
-    or, in older folders, a message that is empty when the output is right: both become `(ok, message)`.
-    """
-
-    def __init__(self, module: Any):
-        self.module = module
-        self.takes_device = "device" in inspect.signature(module.generate_input).parameters
-
-    def generate_input(self, *, seed: int, device: str, **params: Any) -> Any:
-        if self.takes_device:
-            return self.module.generate_input(**params, seed=seed, device=device)
-        return _to_device(self.module.generate_input(**params, seed=seed), device)
-
-    def ref_kernel(self, data: Any) -> Any:
-        return self.module.ref_kernel(data)
-
-    def check_implementation(self, data: Any, output: Any) -> tuple[bool, str]:
-        result = self.module.check_implementation(data, output)
-        if isinstance(result, tuple) and len(result) == 2:
-            return bool(result[0]), str(result[1] or "")
-        if isinstance(result, str):
-            return (not result), result
-        return bool(result), ""
-
-
-def _to_device(data: Any, device: str) -> Any:
-    import torch
-
-    if isinstance(data, torch.Tensor):
-        return data if data.device.type == device else data.to(device)
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
-        return type(data)(*(_to_device(x, device) for x in data))
-    if isinstance(data, (tuple, list)):
-        return type(data)(_to_device(x, device) for x in data)
-    if isinstance(data, dict):
-        return {k: _to_device(v, device) for k, v in data.items()}
-    return data
 
 
 def _tensors(data: Any) -> list:

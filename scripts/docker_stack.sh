@@ -99,7 +99,7 @@ def cmdline(pid):
         return open(f"/proc/{pid}/cmdline", "rb").read()
     except OSError:
         return b""
-servers = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and b"runner.forkserver" in cmdline(p)]
+servers = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and b"runner.judge.served" in cmdline(p)]
 print("docker_stack.sh: a fork server runs in the worker:", "yes" if servers else "no")'
 
 curl -fsS -H 'Host: localhost' "$WEB/api/problems/vectoradd/rankings?device=cpu" | python3 -c '

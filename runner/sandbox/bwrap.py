@@ -34,17 +34,16 @@ import sys
 import threading
 from pathlib import Path
 
-from runner.sandbox import (
+from runner.sandbox import stem, uids
+from runner.sandbox.base import Sandbox
+from runner.sandbox.job import (
     RUNNER_ROOT,
     Job,
     Process,
-    Sandbox,
     contestant_env,
     die_with_parent,
     first_for_the_oom_killer,
     rlimits,
-    stem,
-    uids,
 )
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
@@ -328,7 +327,7 @@ class BwrapSandbox(Sandbox):
     def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> Process:
         uid = self.job_uid(job)
         if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant"]:
-            forked = stem.take()  # a served judge's stem (runner/forkserver.py): no interpreter to start
+            forked = stem.take()  # a served judge's stem (runner/judge/served.py): no interpreter to start
             if forked is not None:
                 return self._start_from_stem(forked, job, uid, pass_fds[0], stdout)
         return self._launch(job, argv, pass_fds, stdout)

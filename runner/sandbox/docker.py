@@ -48,17 +48,17 @@ from pathlib import Path
 
 from runner.limits import Limits
 from runner.problem import EXTRA_DIRS_ENV, problem_dirs
-from runner.sandbox import (
+from runner.sandbox import uids
+from runner.sandbox.base import Sandbox
+from runner.sandbox.job import (
     RUNNER_ROOT,
     Job,
     JudgeRun,
     OnOut,
-    Sandbox,
     contestant_env,
     die_with_parent,
     first_for_the_oom_killer,
     rlimits,
-    uids,
 )
 
 JOB_DIR = "/job"  # where the job directory appears inside the container

@@ -1,7 +1,7 @@
 """The contestant's stem: a copy of a served judge, forked before the judge reads its request, that later
 becomes the contestant inside the job's sandbox without starting an interpreter or importing torch.
 
-A judge forked by runner/forkserver.py calls fork() first of all. The stem closes every descriptor of the
+A judge forked by the fork server (runner/judge/served.py) calls fork() first of all. The stem closes every descriptor of the
 judge's (its stdin still holds the unread request) and waits. When the judge starts the contestant, the
 bwrap backend first starts the job's sandbox exactly as for an exec'd contestant, with `sleep` in it as
 its only program (the holder), and hands the stem a pidfd on the holder, the job's uid, limits and
@@ -27,7 +27,8 @@ import signal
 import socket
 import sys
 
-from runner.sandbox import die_with_parent, drop_capabilities, first_for_the_oom_killer, uids
+from runner.sandbox import uids
+from runner.sandbox.job import die_with_parent, drop_capabilities, first_for_the_oom_killer
 
 CLONE_NEWUSER = 0x10000000
 # cgroup, IPC, network, UTS, pid and mount: joined at once, the user namespace after

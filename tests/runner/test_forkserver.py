@@ -1,4 +1,4 @@
-"""Judges forked from the fork server and contestants forked from their stems (runner/forkserver.py,
+"""Judges forked from the fork server and contestants forked from their stems (runner/sandbox/launch.py and runner/judge/served.py,
 runner/sandbox/stem.py), for real: bubblewrap, leased uids, the judge's whole run. What an exec'd contestant
 gets, a forked one must get too, and its memory must hold nothing of its own job's secrets or of an earlier
 job's. tests/hostile runs every attack through this path as well (it is the default as root)."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute, forkserver
-from runner.sandbox import RUNNER_ROOT
+from runner import JobSpec, execute
+from runner.sandbox import RUNNER_ROOT, launch
 
 CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
 pytestmark = [
@@ -61,7 +61,7 @@ if os.getpid() > 10 or os.uname().nodename != "sandbox" or os.getuid() == 0:
     raise RuntimeError(f"pid {os.getpid()}, host {os.uname().nodename}, uid {os.getuid()}")
 if sorted(os.listdir("/proc/self/fd")) != ["0", "1", "2", "3", "4"]:  # 4: the listing's own
     raise RuntimeError(f"descriptors {os.listdir('/proc/self/fd')}")
-if "runner.forkserver" not in open("/proc/self/cmdline").read():
+if "runner.judge.served" not in open("/proc/self/cmdline").read():
     raise RuntimeError("not forked: this test is about the forked contestant")
 if os.environ.get("OMP_NUM_THREADS") != "1" or set(os.environ) - {
     "PATH", "HOME", "TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "OMP_NUM_THREADS",
@@ -165,15 +165,15 @@ def test_each_contestant_draws_its_own_random_numbers():
 
 def test_a_dead_server_is_replaced_by_the_next_job():
     run(CORRECT)
-    server = forkserver._servers[os.getpid()]
+    server = launch._servers[os.getpid()]
     server.proc.kill()
     server.proc.wait()
     run(CORRECT)
-    assert forkserver._servers[os.getpid()] is not server
+    assert launch._servers[os.getpid()] is not server
 
 
 def test_a_judge_whose_caller_goes_is_killed():
-    judge = forkserver.spawn(dict(os.environ))  # it waits for its request, which never comes
+    judge = launch.spawn(dict(os.environ))  # it waits for its request, which never comes
     os.kill(judge.pid, 0)  # it is alive
     judge.control.close()  # what the end of the caller's process does
     deadline = time.monotonic() + 10
@@ -193,17 +193,17 @@ def test_a_judge_whose_caller_goes_is_killed():
 def test_without_the_server_the_contestant_is_exec_d(monkeypatch):
     monkeypatch.setenv("RUNNER_FORKSERVER", "0")
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
-    assert "-m runner.contestant" in report.logs and "forkserver" not in report.logs
+    assert "-m runner.contestant" in report.logs and "runner.judge.served" not in report.logs
 
 
 def test_a_server_that_cannot_start_leaves_the_job_to_an_exec_d_judge(monkeypatch):
-    server = forkserver._servers.pop(os.getpid(), None)
+    server = launch._servers.pop(os.getpid(), None)
     if server is not None:
         server.proc.kill()
         server.proc.wait()
-    monkeypatch.setattr(forkserver, "RUNNER_ROOT", Path("/nonexistent/kernelboard"))  # a broken install
+    monkeypatch.setattr(launch, "RUNNER_ROOT", Path("/nonexistent/kernelboard"))  # a broken install
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
-    assert "-m runner.contestant" in report.logs and os.getpid() not in forkserver._servers
+    assert "-m runner.contestant" in report.logs and os.getpid() not in launch._servers
 
 
 TRACES_ITSELF = """

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute, forkserver, freeze
+from runner import JobSpec, execute, freeze
 from runner.limits import limits_for, name_limit
-from runner.sandbox import RUNNER_ROOT, Job, get_sandbox, uids
+from runner.sandbox import RUNNER_ROOT, Job, get_sandbox, launch, uids
 from runner.sandbox.bwrap import BwrapSandbox, bwrap_argv
 
 CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
@@ -281,7 +281,7 @@ def test_no_key_of_one_job_reaches_the_next(own_sandbox_space, monkeypatch, tool
     # own). Give this process one, and a fork server started after it.
     syscall = ctypes.CDLL(None, use_errno=True).syscall
     assert syscall(SYS_KEYCTL, 1, b"kb-worker-session") > 0, ctypes.get_errno()
-    server = forkserver._servers.pop(os.getpid(), None)
+    server = launch._servers.pop(os.getpid(), None)
     if server is not None:
         server.proc.kill()
         server.proc.wait()

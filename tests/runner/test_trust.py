@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute, forkserver
+from runner import JobSpec, execute
 from runner.problem import list_problems
-from runner.sandbox import get_sandbox
+from runner.sandbox import get_sandbox, launch
 from runner.timing import geometric_mean
 from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
@@ -75,7 +75,7 @@ def test_a_forged_report_never_passes(backend):
     if backend == "none":  # it can reach and kill the judge there: the run is its own error
         assert report.verdict == "error", describe(report)
         assert "without a valid report from the judge" in report.message, describe(report)
-    elif get_sandbox(backend).served() and forkserver.enabled():
+    elif get_sandbox(backend).served() and launch.enabled():
         # A contestant forked from the fork server has its parent outside its pid namespace: getppid()
         # reads 0, and kill(0, SIGKILL) is its own process group (docs/sandbox.md, "The fork server").
         assert report.verdict == "error", describe(report)

@@ -1,0 +1,105 @@
+"""The runner's layout holds (docs/architecture.md): no import circle inside `runner/`, counting imports made
+inside functions too, and nothing imported from the floors above it (the platform, the agents, Django).
+
+Read from the source with `ast`, so that a circle is found before it bites at import time."""
+
+import ast
+from pathlib import Path
+
+RUNNER = Path(__file__).resolve().parents[2] / "runner"
+ABOVE = ("leaderboard", "agents", "django", "celery")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in RUNNER.rglob("*.py"):
+        parts = path.relative_to(RUNNER.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """Every module `name` imports, at the top or inside a function: `from a import b` counts as `a.b`
+    where that is a module, else as `a`."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            subs = [f"{base}.{alias.name}" for alias in node.names]
+            out |= {s for s in subs if s in known}
+            if any(s not in known for s in subs):
+                out.add(base)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    edges = {}
+    for name, path in known.items():
+        edges[name] = set()
+        for target in imports(name, path, known):
+            while target and target not in known:  # a name inside a module: the module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_runner_has_no_import_circle():
+    edges = graph()
+    assert "runner.judge.loop" in edges and "runner.sandbox.job" in edges["runner.sandbox.base"]
+    found = circles(edges)
+    assert not found, "import circles in runner/: " + "; ".join(" -> ".join(g) for g in found)
+
+
+def test_the_circle_finder_finds_a_circle_through_a_lazy_import():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(edges) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_runner_imports_nothing_from_the_floors_above_it():
+    known = modules()
+    upward = {
+        name: sorted(t for t in imports(name, path, known) if t.split(".")[0] in ABOVE)
+        for name, path in known.items()
+    }
+    assert not {k: v for k, v in upward.items() if v}
