@@ -1,10 +1,28 @@
 """The runner: everything that touches a submission. Depends on torch, triton and numpy only (no Django).
 
-`execute(JobSpec) -> RunReport` is the whole interface the platform and the agents use. Importing the
-runner package imports no torch: the caller's process stays light, and submissions run elsewhere.
+`execute(JobSpec) -> RunReport` judges a submission. Importing the runner package imports no torch: the
+caller's process stays light, and submissions run elsewhere. What else the platform and the agents may use
+is `SURFACE`, below, held to by tests/runner/test_layout.py.
 """
 
 from runner.dispatch import execute
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
 
 __all__ = ["CaseResult", "JobSpec", "RunReport", "Stats", "Verdict", "execute"]
+
+# What the platform (leaderboard/) and the agents (agents/) may import from the runner: module -> names.
+# Anything else is the runner's own, free to change without touching them.
+SURFACE = {
+    # judging, and the report's types
+    "runner": {"execute", "leash", "readiness", "textsafe", "vocabulary", *__all__},
+    "runner.spec": {"CaseResult", "JobSpec", "RunReport", "Stats", "Verdict"},
+    # the domain's words: modes, case kinds, device kinds, verdicts
+    "runner.vocabulary": {"CaseKind", "DEVICE_KINDS", "Mode", "Verdict", "case_plan"},
+    # problems: the folders the site lists, and their inputs for the reference's page
+    "runner.problem": {"call_seed", "list_problems", "load_problem", "problem_dirs"},
+    "runner.reference_kernels": {"ImportRefused", "import_folder"},  # the import_problem command
+    "runner.limits": {"MODE_LIMITS"},  # shown on the problem pages
+    "runner.report": {"format_rate", "format_time", "profile_filename", "render", "write_profile_csvs"},
+    "runner.timing": {"geometric_mean"},  # the one score's arithmetic
+    "runner.sandbox": {"default_sandbox"},  # the settings' default backend
+}

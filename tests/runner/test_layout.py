@@ -103,3 +103,37 @@ def test_the_runner_imports_nothing_from_the_floors_above_it():
         for name, path in known.items()
     }
     assert not {k: v for k, v in upward.items() if v}
+
+
+def test_the_platform_and_the_agents_import_only_the_runners_declared_surface():
+    import importlib
+    import importlib.util
+
+    from runner import SURFACE
+
+    used: dict[str, set[str]] = {}
+    root = RUNNER.parent
+    for folder in ("leaderboard", "agents"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (
+                    isinstance(node, ast.ImportFrom)
+                    and not node.level
+                    and (node.module or "").split(".")[0] == "runner"
+                ):
+                    used.setdefault(node.module, set()).update(a.name for a in node.names)
+                elif isinstance(node, ast.Import):
+                    assert not any(
+                        a.name.split(".")[0] == "runner" and a.name != "runner" for a in node.names
+                    ), path
+    outside = {m: sorted(names - SURFACE.get(m, set())) for m, names in used.items()}
+    assert not {m: n for m, n in outside.items() if n}, (
+        "not in runner.SURFACE: declare it there, or keep it inside"
+    )
+    assert "execute" in used["runner"]  # the walk sees the platform's imports at all
+    for module, names in SURFACE.items():  # every declared name exists
+        found = importlib.import_module(module)
+        missing = [
+            n for n in names if not hasattr(found, n) and importlib.util.find_spec(f"{module}.{n}") is None
+        ]
+        assert not missing, (module, missing)
