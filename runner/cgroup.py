@@ -30,6 +30,7 @@ import signal
 import time
 from pathlib import Path
 
+from runner import settings
 from runner.limits import Limits
 
 BOUNDED = ("memory", "pids")  # the controllers that bound a job
@@ -64,7 +65,7 @@ def _v1_mounts() -> dict[str, Path]:
 
 
 def parent() -> Path | None:
-    configured = os.environ.get("RUNNER_CGROUP_PARENT")
+    configured = settings.get("RUNNER_CGROUP_PARENT")
     if configured:
         return Path(configured)
     mount = _v2_mount()

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from runner import settings
+
 
 def _cpu_model() -> str:
     try:
@@ -48,7 +50,7 @@ def collect(device: str, threads: int) -> dict[str, Any]:
         "cpu_mhz": _cpu_mhz(),
         "cpu_count": os.cpu_count(),
         "threads": threads,
-        "runner_image": os.environ.get("RUNNER_IMAGE_DIGEST", "none (not in a container image)"),
+        "runner_image": settings.get("RUNNER_IMAGE_DIGEST"),
     }
     # The installed version, read from its metadata: importing triton only to ask costs 0.1 s a job.
     try:

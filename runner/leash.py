@@ -26,13 +26,15 @@ import sys
 import threading
 import time
 
+from runner import settings
+
 EXIT_STATUS = 75  # EX_TEMPFAIL: not the submission's doing
 DEFAULT_LEASH_S = 20.0
 
 
 def leash_s() -> float:
     try:
-        return max(0.0, float(os.environ.get("RUNNER_LEASH_S", DEFAULT_LEASH_S)))
+        return max(0.0, float(settings.get("RUNNER_LEASH_S")))
     except ValueError:
         return DEFAULT_LEASH_S
 

@@ -9,9 +9,10 @@ values, e.g. RUNNER_LIMITS='{"memory_bytes": 8589934592}'; the tests use it to r
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
+
+from runner import settings
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def limits_for(mode: str, case_budget_s: float | None = None, call_s: float | No
 
 
 def _overrides() -> dict:
-    raw = os.environ.get("RUNNER_LIMITS")
+    raw = settings.get("RUNNER_LIMITS")
     if not raw:
         return {}
     try:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+from runner import settings
+
 SETTING = "RUNNER_CPU_ACCOUNTING"
 PROC_SENTENCE = (
     "CPU time was read from /proc, not from the job's cgroup (this host gave the job none): a process the "
@@ -31,7 +33,7 @@ _HOW = "docs/platform.md, 'Workers: what they judge with'"
 
 def proc_named() -> bool:
     """Whether the operator asked for the /proc path by name."""
-    return os.environ.get(SETTING, "").strip().lower() == "proc"
+    return settings.get(SETTING).strip().lower() == "proc"
 
 
 def _refusal(what: str) -> str:

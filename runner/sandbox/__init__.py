@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from runner import settings
 from runner.sandbox.base import Sandbox
 from runner.sandbox.job import MALLOC_TUNABLES, RUNNER_ROOT, Job, JudgeRun, OnOut, Process
 
@@ -39,7 +40,7 @@ def default_sandbox() -> str:
     configured (DOCKER_HOST). Never `none`: an unisolated run must be asked for by name."""
     import shutil
 
-    chosen = os.environ.get("RUNNER_SANDBOX")
+    chosen = settings.get("RUNNER_SANDBOX")
     if chosen:
         return chosen
     if shutil.which("bwrap") or (os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv")):

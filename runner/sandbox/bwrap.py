@@ -34,6 +34,7 @@ import sys
 import threading
 from pathlib import Path
 
+from runner import settings
 from runner.sandbox import stem, uids
 from runner.sandbox.base import Sandbox
 from runner.sandbox.job import (
@@ -252,7 +253,7 @@ class BwrapSandbox(Sandbox):
 
     def __init__(self, tool: str | None = None):
         tool = (
-            tool or os.environ.get("RUNNER_SANDBOX_TOOL") or ("bwrap" if shutil.which("bwrap") else "unshare")
+            tool or settings.get("RUNNER_SANDBOX_TOOL") or ("bwrap" if shutil.which("bwrap") else "unshare")
         )
         if tool not in ("bwrap", "unshare"):
             raise ValueError(f"RUNNER_SANDBOX_TOOL must be bwrap or unshare, not {tool!r}")

@@ -46,6 +46,7 @@ import sys
 import time
 from pathlib import Path
 
+from runner import settings
 from runner.limits import Limits
 from runner.problem import EXTRA_DIRS_ENV, problem_dirs
 from runner.sandbox import uids
@@ -99,12 +100,12 @@ def code_hash(root: Path = RUNNER_ROOT) -> str:
 
 
 def image_name() -> str:
-    return os.environ.get("RUNNER_IMAGE") or "kernelboard-runner:latest"
+    return settings.get("RUNNER_IMAGE")
 
 
 def gpu_id() -> str:
-    if os.environ.get("RUNNER_GPU"):
-        return os.environ["RUNNER_GPU"]
+    if settings.get("RUNNER_GPU"):
+        return settings.get("RUNNER_GPU")
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     return visible or "0"
 
@@ -303,7 +304,7 @@ class DockerSandbox(Sandbox):
         # asks for the contestant's isolation): what the host passed in.
         return (
             self._note
-            or os.environ.get("RUNNER_SANDBOX_NOTE")
+            or settings.get("RUNNER_SANDBOX_NOTE")
             or (f"isolated by docker: judge and contestant in one container of {image_name()}")
         )
 

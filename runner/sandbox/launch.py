@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 
+from runner import settings
 from runner.sandbox.job import MALLOC_TUNABLES, RUNNER_ROOT, die_with_parent
 
 # What the server process itself starts with. It is also what a contestant forked from it finds in
@@ -50,7 +51,7 @@ SERVER_ENV = {
 
 def enabled() -> bool:
     """RUNNER_FORKSERVER=0 turns it off (every judge then starts as `python -m runner.judge`)."""
-    return os.environ.get("RUNNER_FORKSERVER", "1") != "0"
+    return settings.get("RUNNER_FORKSERVER") != "0"
 
 
 # ---- the caller's side ------------------------------------------------------------------------------

@@ -27,18 +27,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
-def _setting(name: str, default: str) -> str:
-    return os.environ.get(name) or default
+from runner import settings
 
 
 def uid_range() -> range:
-    base = int(_setting("RUNNER_SANDBOX_UID_BASE", "61000"))
-    return range(base, base + int(_setting("RUNNER_SANDBOX_UID_COUNT", "64")))
+    base = int(settings.get("RUNNER_SANDBOX_UID_BASE"))
+    return range(base, base + int(settings.get("RUNNER_SANDBOX_UID_COUNT")))
 
 
 def lock_dir() -> Path:
-    return Path(_setting("RUNNER_SANDBOX_LOCK_DIR", "/run/kernelboard-sandbox"))
+    return Path(settings.get("RUNNER_SANDBOX_LOCK_DIR"))
 
 
 def can_switch_uid() -> bool:

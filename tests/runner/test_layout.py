@@ -137,3 +137,38 @@ def test_the_platform_and_the_agents_import_only_the_runners_declared_surface():
             n for n in names if not hasattr(found, n) and importlib.util.find_spec(f"{module}.{n}") is None
         ]
         assert not missing, (module, missing)
+
+
+def reads_of_the_environment(tree: ast.AST) -> list[str]:
+    """The RUNNER_* names a module reads with os.environ.get, os.environ[...] or os.getenv."""
+    names = []
+    for node in ast.walk(tree):
+        target, key = None, None
+        if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute):
+            target, key = node.func, node.args[0]
+            if not (
+                target.attr == "getenv"
+                or (target.attr == "get" and ast.unparse(target.value).endswith("environ"))
+            ):
+                continue
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
+            if isinstance(node.ctx, ast.Store):
+                continue
+            key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith("RUNNER_"):
+            names.append(key.value)
+    return names
+
+
+def test_only_runner_settings_reads_the_runners_settings():
+    from runner.settings import SETTINGS
+
+    readers = {
+        name: reads_of_the_environment(ast.parse(path.read_text()))
+        for name, path in modules().items()
+        if name != "runner.settings"
+    }
+    assert not {k: v for k, v in readers.items() if v}, "read them through runner.settings.get"
+    sample = 'os.environ.get("RUNNER_X"); os.getenv("RUNNER_Y"); os.environ["RUNNER_Z"]; os.environ["RUNNER_W"] = "1"'
+    assert reads_of_the_environment(ast.parse(sample)) == ["RUNNER_X", "RUNNER_Y", "RUNNER_Z"]
+    assert all(s.why for s in SETTINGS.values())  # each with its reason
