@@ -11,6 +11,7 @@ import contextlib
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild, slot
 from runner.judge.verdict import summarize
 from runner.problem import Case, Problem, call_seed, load_problem
 from runner.sandbox import Job
-from runner.spec import CaseResult, JobSpec, RunReport, Verdict
+from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
 from runner.timing import StoppingRule, Windows
 from runner.transport import arena_bytes, same_bits, tensors_of
 from runner.vocabulary import DEVICE_KINDS, PROFILE_CALLS, CaseKind, Mode, case_plan
@@ -81,6 +82,22 @@ def watched(outputs: list[torch.Tensor], inputs: list[torch.Tensor]) -> list[tor
     """What a GPU call may have written its answer to, which the judge copies to end the call: the
     output slots, then the inputs that may be returned in place."""
     return [*outputs, *(t for t in inputs if may_alias(t, outputs))]
+
+
+@dataclass
+class CaseRun:
+    """One case while it runs: its slots, its first input, the calls made, what the slots held at the last
+    done (checked again at the next window and at the end)."""
+
+    case: Case
+    seed: int
+    lay: CaseLayout
+    slots: int
+    per_call_bytes: int
+    sample: Any
+    started: float  # time.monotonic() when the slots were set up: the case's budget runs from here
+    calls: int = 0
+    last: list[Any] = field(default_factory=list)
 
 
 class CaseFailure(Exception):
@@ -463,18 +480,36 @@ class Judge:
                     return
 
     def run_case(self, case: Case, run_seed: int, kind: str, timed: bool) -> CaseResult:
+        """One case, in named steps: its slots set up, the checked warm-up (or the profiled calls), the
+        timed windows until the stopping rule, the score against the physical floor; and whatever happened,
+        a last look at the outputs after a device sync."""
         flops, nbytes_moved = self.problem.counts(case)
         floor = floor_seconds(self.kind, flops, nbytes_moved)
         result = CaseResult(id=case.id, kind=kind, status="passed", floor_s=floor)
-        call = 0
-        sample = self.generate(case, run_seed, call)
+        run = self.set_up(case, run_seed, timed)
+        try:
+            error = self.warm_up(run, timed)
+            if not error and timed:
+                windows, error = self.time_windows(run)
+                if not error:
+                    self.score(result, windows.stats(flops, nbytes_moved))
+            if error:
+                result.status, result.message = "failed", error
+        except CaseFailure as failure:
+            result.status, result.message = failure.status, failure.message
+        finally:
+            self.last_look(run)
+        return result
+
+    def set_up(self, case: Case, run_seed: int, timed: bool) -> CaseRun:
+        """The case's first input and its reference, its slots laid out (CPU: a window's inputs at once; GPU:
+        one slot, rewritten for each call) and sent to the contestant."""
+        sample = self.generate(case, run_seed, 0)
         expected = self.reference.ref_kernel(clone(sample))
         per_call_bytes = arena_bytes(sample) + arena_bytes(tensors_of(expected))
         slots = max(1, min(MAX_SLOTS, ARENA_CAP // max(per_call_bytes, 1))) if timed else 1
         if self.profiling:
             slots = PROFILE_CALLS
-        estimate = None
-        # CPU: a window's inputs laid out at once; GPU: one slot, rewritten for each call
         lay, in_refs, out_refs, fds = lay_out(
             sample, expected, slots if self.device == "cpu" else 1, self.slots
         )
@@ -487,101 +522,102 @@ class Judge:
         self._thaw()
         self.contestant.request(message, self.limits.call_s, "setting up a case", fds)
         self._freeze()
-        last: list[Any] = []
-        case_started = time.monotonic()
-        try:
-            # The warm-up calls are calls like any other: fresh inputs, checked; only their time is
-            # dropped. More than one: the first calls also grow the allocator's heap (page faults).
-            datas = [sample]
-            if timed:
-                datas += [self.generate(case, run_seed, call + i) for i in range(1, min(WARMUP_CALLS, slots))]
-            if self.profiling:
-                datas += [self.generate(case, run_seed, call + i) for i in range(1, PROFILE_CALLS)]
-            _elapsed, _cpu, outputs, _ = self.window(lay, datas, case, self.profiling)
-            last = outputs
-            error = self.check(case, lay, datas, outputs, call)
-            call += len(datas)
-            if self.profiling:  # every profiled output was checked: a wrong kernel's profile says so
-                verdict = f"WRONG ({error})" if error else "checked and right"
-                self.profiles.append(profile_of(case.id, len(datas), verdict, self.last_reply, self.device))
+        return CaseRun(case, run_seed, lay, slots, per_call_bytes, sample, started=time.monotonic())
+
+    def warm_up(self, run: CaseRun, timed: bool) -> str | None:
+        """The first calls: calls like any other (fresh inputs, checked), their time dropped. More than one
+        when timed: the first calls also grow the allocator's heap (page faults). In profile mode, the
+        profiled calls. Returns what was wrong, if anything."""
+        datas = [run.sample]
+        if timed:
+            datas += [self.generate(run.case, run.seed, i) for i in range(1, min(WARMUP_CALLS, run.slots))]
+        if self.profiling:
+            datas += [self.generate(run.case, run.seed, i) for i in range(1, PROFILE_CALLS)]
+        _elapsed, _cpu, outputs, _ = self.window(run.lay, datas, run.case, self.profiling)
+        run.last = outputs
+        error = self.check(run.case, run.lay, datas, outputs, run.calls)
+        run.calls += len(datas)
+        if self.profiling:  # every profiled output was checked: a wrong kernel's profile says so
+            verdict = f"WRONG ({error})" if error else "checked and right"
+            self.profiles.append(profile_of(run.case.id, len(datas), verdict, self.last_reply, self.device))
+        return error
+
+    def time_windows(self, run: CaseRun) -> tuple[Windows, str | None]:
+        """Windows of calls until the stopping rule says enough. The first is one call alone, to size the
+        others, and is not counted. The budget is the case's wall time in the judge: fresh inputs and checks
+        for every call cost more than a fast kernel itself, so the calls timed adapt to what the judge can
+        afford. Returns the windows and what was wrong, if anything."""
+        rule = StoppingRule(TARGET_RSE[self.device], self.limits.case_budget_s, self.limits.max_calls)
+        windows = Windows()
+        estimate = None
+        while not windows.done(rule, time.monotonic() - run.started):
+            k = window_calls(
+                estimate,
+                slots=run.slots,
+                window_s=WINDOW_S[self.device],
+                judge_cost_s=self.judge_cost(),
+                calls_left=rule.max_calls - sum(windows.calls),
+                # on a GPU every call's outputs are kept until checked
+                snapshots=GPU_SNAPSHOT_BYTES // max(run.per_call_bytes, 1) if self.device == "cuda" else None,
+            )
+            self.verify_unchanged(run.lay, run.last, run.case)
+            # Checked: the next window poisons these slots, so a failure inside it must not compare the
+            # judge's own poison with this snapshot (a false late-write on a run that failed).
+            run.last = []
+            datas = [self.generate(run.case, run.seed, run.calls + i) for i in range(k)]
+            elapsed, cpu, outputs, energy = self.window(run.lay, datas, run.case)
+            run.last = outputs  # what the slots held at done, right or wrong
+            error = self.check(run.case, run.lay, datas, outputs, run.calls)
+            run.calls += k
             if error:
-                result.status, result.message = "failed", error
-                return result
-            if not timed:
-                return result
-            rule = StoppingRule(TARGET_RSE[self.device], self.limits.case_budget_s, self.limits.max_calls)
-            windows = Windows()
-            probe = True  # one call alone, to size the windows; not counted
-            # The budget is the case's wall time in the judge: fresh inputs and checks for every call
-            # cost more than a fast kernel itself, so the calls timed adapt to what the judge can afford.
-            while not windows.done(rule, time.monotonic() - case_started):
-                k = window_calls(
-                    estimate,
-                    slots=slots,
-                    window_s=WINDOW_S[self.device],
-                    judge_cost_s=self.judge_cost(),
-                    calls_left=rule.max_calls - sum(windows.calls),
-                    # on a GPU every call's outputs are kept until checked
-                    snapshots=GPU_SNAPSHOT_BYTES // max(per_call_bytes, 1) if self.device == "cuda" else None,
-                )
-                self.verify_unchanged(lay, last, case)
-                # Checked: the next window poisons these slots, so a failure inside it must not compare
-                # the judge's own poison with this snapshot (a false late-write on a run that failed).
-                last = []
-                datas = [self.generate(case, run_seed, call + i) for i in range(k)]
-                elapsed, cpu, outputs, energy = self.window(lay, datas, case)
-                last = outputs  # what the slots held at done, right or wrong
-                error = self.check(case, lay, datas, outputs, call)
-                call += k
-                if error:
-                    result.status, result.message = "failed", error
-                    return result
-                if probe:
-                    probe = False
-                    estimate = elapsed / k
-                    continue
-                # On a CPU a window costs at least its CPU time over the job's thread allowance: work
-                # spread over more threads or processes than allowed buys nothing (runner/freeze.py).
-                windows.add(elapsed, k, energy, cpu_s=None if cpu is None else cpu / self.spec.threads)
-                estimate = windows.mean
-                if time.monotonic() > self.deadline:
-                    raise self.contestant.stop_wall()
-            result.stats = stats = windows.stats(flops, nbytes_moved)
-            median = stats.median
-            assert median is not None  # windows.stats sets it once any window was timed
-            if stats.charged_windows * 2 > stats.windows and stats.cpu_median and stats.wall_median:
-                result.message = (
-                    f"scored by the CPU time of its threads and processes, "
-                    f"{stats.cpu_median / stats.wall_median:.2g} times the wall time: the job "
-                    f"allows {self.spec.threads} thread(s)"
-                )
-            if floor is not None and median < floor:
-                result.status = "flagged"
-                result.message = (
-                    f"{median * 1e6:.3g} us per call is below the physical floor of "
-                    f"{floor * 1e6:.3g} us on {DEVICE_KINDS[self.kind].part}"
-                )
-                self.flag(
-                    "floor",
-                    f"{case.id}: {result.message}",
-                    {"case": case.id, "median_s": median, "floor_s": floor},
-                )
-            return result
-        except CaseFailure as failure:
-            result.status, result.message = failure.status, failure.message
-            return result
-        finally:
-            # A last look after a device sync: nothing may still be writing the outputs.
-            if self.contestant.proc.poll() is None and last:
-                self._thaw()
-                try:
-                    self.contestant.request({"op": "sync"}, self.limits.call_s, "a device synchronisation")
-                finally:
-                    self._freeze()
-                self.verify_unchanged(lay, last, case)
-            if lay.arena is not None:
-                del lay.inputs, lay.outputs
-                lay.arena.close()
+                return windows, error
+            if estimate is None:  # the probe
+                estimate = elapsed / k
+                continue
+            # On a CPU a window costs at least its CPU time over the job's thread allowance: work spread
+            # over more threads or processes than allowed buys nothing (runner/freeze.py).
+            windows.add(elapsed, k, energy, cpu_s=None if cpu is None else cpu / self.spec.threads)
+            estimate = windows.mean
+            if time.monotonic() > self.deadline:
+                raise self.contestant.stop_wall()
+        return windows, None
+
+    def score(self, result: CaseResult, stats: Stats) -> None:
+        """The case's statistics, what charged it, and the physical floor's flag."""
+        result.stats = stats
+        median = stats.median
+        assert median is not None  # windows.stats sets it once any window was timed
+        if stats.charged_windows * 2 > stats.windows and stats.cpu_median and stats.wall_median:
+            result.message = (
+                f"scored by the CPU time of its threads and processes, "
+                f"{stats.cpu_median / stats.wall_median:.2g} times the wall time: the job "
+                f"allows {self.spec.threads} thread(s)"
+            )
+        floor = result.floor_s
+        if floor is not None and median < floor:
+            result.status = "flagged"
+            result.message = (
+                f"{median * 1e6:.3g} us per call is below the physical floor of "
+                f"{floor * 1e6:.3g} us on {DEVICE_KINDS[self.kind].part}"
+            )
+            self.flag(
+                "floor",
+                f"{result.id}: {result.message}",
+                {"case": result.id, "median_s": median, "floor_s": floor},
+            )
+
+    def last_look(self, run: CaseRun) -> None:
+        """After a device sync, nothing may still be writing the outputs; then the case's arena goes."""
+        if self.contestant.proc.poll() is None and run.last:
+            self._thaw()
+            try:
+                self.contestant.request({"op": "sync"}, self.limits.call_s, "a device synchronisation")
+            finally:
+                self._freeze()
+            self.verify_unchanged(run.lay, run.last, run.case)
+        if run.lay.arena is not None:
+            del run.lay.inputs, run.lay.outputs
+            run.lay.arena.close()
 
     def _gpu_window(
         self, command: dict[str, Any], timeout: float, what: str, lay: CaseLayout | None, datas: list[Any]
