@@ -5,7 +5,7 @@ caller's process stays light, and submissions run elsewhere. What else the platf
 is `SURFACE`, below, held to by tests/runner/test_layout.py.
 """
 
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
 
 __all__ = ["CaseResult", "JobSpec", "RunReport", "Stats", "Verdict", "execute"]

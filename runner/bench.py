@@ -20,7 +20,7 @@ import timeit
 
 import torch
 
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.problem import list_problems, load_problem
 from runner.spec import JobSpec
 

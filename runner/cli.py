@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.problem import list_problems
 from runner.report import render, write_profile_csvs
 from runner.spec import DEVICES, MODES, SANDBOXES, JobSpec

@@ -79,7 +79,7 @@ def _device(config: pytest.Config) -> str:
 
 def _report(config: pytest.Config) -> RunReport:
     if _REPORT_KEY not in config.stash:
-        from runner.dispatch import execute
+        from runner.caller import execute
 
         path: Path = config.getoption("submission")
         device = _device(config)

@@ -12,7 +12,7 @@ import os
 import statistics
 import time
 
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.problem import load_problem
 from runner.spec import JobSpec
 

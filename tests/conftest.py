@@ -50,7 +50,7 @@ def _judges_only_where_marked(request, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError(f"{request.node.nodeid} starts a judge: mark it `judge` (tests/conftest.py)")
 
-    monkeypatch.setattr("runner.dispatch._run_judge", refuse)
+    monkeypatch.setattr("runner.caller._run_judge", refuse)
 
 
 @pytest.fixture

@@ -158,6 +158,6 @@ def submit_starts(user, problem_name: str | None) -> list[Start]:
 
 
 def syntax_error_line(report: dict) -> int | None:
-    """The line of a syntax error the judge's pre-check reported (runner/dispatch.py), else None."""
+    """The line of a syntax error the judge's pre-check reported (runner/caller.py), else None."""
     line = (report or {}).get("error_line")
     return line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None

@@ -10,5 +10,5 @@
   every way it can fail turned into a verdict with a message.
 
 The untrusted side is runner/contestant.py; the caller's side (pre-checks, the job directory, starting this
-process and believing its report) is runner/dispatch.py. docs/harness.md has the design.
+process and believing its report) is runner/caller.py. docs/harness.md has the design.
 """

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from runner import textsafe
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.report import render
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, report_problems
 from tests.runner import golden

@@ -4,8 +4,8 @@ import math
 
 import torch
 
+from runner.caller import precheck
 from runner.checking import match_reference
-from runner.dispatch import precheck
 from runner.floors import device_kind_from_name, floor_seconds
 from runner.problem import call_seed, list_problems, load_problem
 from runner.scanner import scan

@@ -10,7 +10,7 @@ import re
 import testbed
 
 from leaderboard.submissions.models import Submission
-from runner.dispatch import execute
+from runner.caller import execute
 from runner.spec import JobSpec
 
 SOURCE = "def custom_kernel(data):\n    A, B, C = data\n    return A + B\n"
