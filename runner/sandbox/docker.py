@@ -28,8 +28,8 @@ The image is the one whose `kernelboard.code-hash` label equals `code_hash()` of
 built from other code is refused, so a job is never judged by stale code. `python -m runner.sandbox.docker
 hash` prints the hash; scripts/docker.sh builds the image with it.
 
-Settings (environment): RUNNER_IMAGE (default kernelboard-runner:latest), RUNNER_GPU (the device id the
-worker owns; default: the first of CUDA_VISIBLE_DEVICES, else 0), DOCKER_HOST as the docker SDK reads it.
+Settings: RUNNER_IMAGE and RUNNER_GPU (runner/settings.py has their defaults and reasons), and DOCKER_HOST
+as the docker SDK reads it.
 The docker SDK is needed only where containers are started, not inside the image.
 """
 

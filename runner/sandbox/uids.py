@@ -9,8 +9,8 @@ The lease is an flock on a file in a root-only directory: it is held by the proc
 and released by the kernel if that process dies. Needs root; without it the backends run the contestant
 under the worker's own uid and say so.
 
-Settings (environment, with defaults): RUNNER_SANDBOX_UID_BASE=61000, RUNNER_SANDBOX_UID_COUNT=64,
-RUNNER_SANDBOX_LOCK_DIR=/run/kernelboard-sandbox. 61000-61063 lies in Debian's range for dynamically
+Settings: RUNNER_SANDBOX_UID_BASE, RUNNER_SANDBOX_UID_COUNT and RUNNER_SANDBOX_LOCK_DIR (runner/settings.py
+has their defaults). 61000-61063 lies in Debian's range for dynamically
 allocated global ids (60000-64999), below systemd's DynamicUser range (61184-65519); a uid of the range
 that has an account in /etc/passwd is never used.
 """
