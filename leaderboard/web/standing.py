@@ -31,12 +31,18 @@ class Standing:
     of: int  # entries in that ranking, this one included
     score_s: float
     previous: RankingEntry | None  # the author's best before this one
-    leader: RankingEntry | None  # the best entry of another user (None when nobody else ranks)
+    leader: RankingEntry | None  # the best entry of another user (None when nobody else ranks): the leader,
+    # or, where this entry leads, the runner-up (`rival`)
     cases: list[CaseComparison]
 
     @property
     def against_previous(self) -> float | None:
         return self.score_s / self.previous.score_s if self.previous else None
+
+    @property
+    def rival(self) -> str:
+        """Who `leader` is to this entry, in words: the one it is compared with."""
+        return "the runner-up" if self.rank == 1 else "the leader"
 
     @property
     def against_leader(self) -> float | None:

@@ -30,14 +30,18 @@ def test_rank_reached_and_ratios_against_my_best_and_the_leader(alice, bob, robo
     assert "Rank <b>3</b> of 3" in section
     assert "0.500×" in section and "(faster)" in section and "2.000×" in section
     assert f"#{first.pk}" in section and "bob" in section and "size=256" in section
+    assert "Against the leader bob" in section
 
 
-def test_the_leader_is_told_they_lead(alice, bob, judged):
+def test_the_leader_is_told_they_lead(alice, bob, judged, as_user):
     judged(bob, score_s=2e-3)
     mine = judged(alice, score_s=1e-3)
     standing = standing_of(mine)
     assert standing.rank == 1 and standing.against_leader == 0.5  # bob is the best of the others
     assert standing.cases[0].ratio == 0.5
+    html = as_user(alice).get(f"/submissions/{mine.pk}/").content.decode()
+    section = html[html.index('id="standing"') :].split("</section>")[0]
+    assert "Against the runner-up bob" in section and "the leader" not in section
 
 
 def test_no_standing_for_runs_that_do_not_rank(alice, judged, floor_flag, client):
