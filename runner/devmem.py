@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from runner.transport import ALIGN, TensorRef, dtype_from_name, dtype_name, nbytes
+from runner.transport import ALIGN, TensorRef, dtype_from_name, place
 
 _IPC_LAZY_ENABLE_PEER_ACCESS = 1
 GRANULE = 2 << 20  # the driver's page for device memory: the slots round up to it, sharing no page
@@ -131,12 +131,7 @@ class SlotArena:
 
     def alloc(self, like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
         """Room for a tensor shaped like `like`, page-aligned; its ref and the judge's view of it."""
-        size = nbytes(like)
-        if self._next + size > self.size:
-            raise MemoryError(f"the job's slots hold {self.size} bytes; this case needs more")
-        ref = TensorRef(dtype_name(like.dtype), tuple(like.shape), offset=self._next)
-        self._next += -(-max(size, 1) // ALIGN) * ALIGN
-        return ref, self.view(ref)
+        return place(self, like)
 
     def view(self, ref: TensorRef) -> torch.Tensor:
         dtype = dtype_from_name(ref.dtype)

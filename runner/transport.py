@@ -100,12 +100,7 @@ class CpuArena:
 
     def alloc(self, like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
         """Reserve room for a tensor shaped like `like`; returns its ref and the judge's view of it."""
-        size = nbytes(like)
-        if self._next + size > self.size:
-            raise MemoryError("arena full")
-        ref = TensorRef(dtype_name(like.dtype), tuple(like.shape), offset=self._next)
-        self._next += -(-max(size, 1) // ALIGN) * ALIGN
-        return ref, self.view(ref)
+        return place(self, like)
 
     def view(self, ref: TensorRef) -> torch.Tensor:
         dtype = dtype_from_name(ref.dtype)
@@ -123,6 +118,17 @@ class CpuArena:
         except BufferError:
             pass  # views still alive; the mapping goes with the process
         os.close(self.fd)
+
+
+def place(arena: Any, like: torch.Tensor) -> tuple[TensorRef, torch.Tensor]:
+    """The next page-aligned room in an arena (CpuArena, devmem.SlotArena: `size`, `_next`, `view`) for a
+    tensor shaped like `like`: its ref and the judge's view of it."""
+    size = nbytes(like)
+    if arena._next + size > arena.size:
+        raise MemoryError(f"the arena holds {arena.size} bytes; this case needs more")
+    ref = TensorRef(dtype_name(like.dtype), tuple(like.shape), offset=arena._next)
+    arena._next += -(-max(size, 1) // ALIGN) * ALIGN
+    return ref, arena.view(ref)
 
 
 def arena_bytes(data: Any) -> int:
