@@ -27,10 +27,17 @@ class RankingEntry:
     submitted_at: datetime
 
 
-def ranking_eligible(*, problem: Problem, device_kind: str | None = None) -> QuerySet[Submission]:
+def ranking_eligible(
+    *,
+    problem: Problem,
+    device_kind: str | None = None,
+    made_from: datetime | None = None,
+    made_before: datetime | None = None,
+) -> QuerySet[Submission]:
     """The submissions of `problem`'s current version that may rank (on `device_kind`, or on any kind when
     None): every eligibility filter is here. A leaderboard-mode submission that passed, whose run passed
-    its public cases and its secret run, and is not flagged, by an active user."""
+    its public cases and its secret run, and is not flagged, by an active user; made at or after
+    `made_from` and before `made_before` where given (a contest's window, leaderboard.contests)."""
     eligible = Submission.objects.filter(
         problem_version_id=problem.current_version_id,
         mode=Mode.LEADERBOARD,
@@ -42,18 +49,32 @@ def ranking_eligible(*, problem: Problem, device_kind: str | None = None) -> Que
         run__score_s__gt=0,
         user__is_active=True,
     )
-    return eligible if device_kind is None else eligible.filter(device_kind=device_kind)
+    if device_kind is not None:
+        eligible = eligible.filter(device_kind=device_kind)
+    if made_from is not None:
+        eligible = eligible.filter(created_at__gte=made_from)
+    if made_before is not None:
+        eligible = eligible.filter(created_at__lt=made_before)
+    return eligible
 
 
 def ranking_for_problem(
-    *, problem: Problem, device_kind: str, limit: int | None = None
+    *,
+    problem: Problem,
+    device_kind: str,
+    limit: int | None = None,
+    made_from: datetime | None = None,
+    made_before: datetime | None = None,
 ) -> list[RankingEntry]:
     """The ranking of `problem`'s current version on `device_kind`, from the eligible submissions
-    (ranking_eligible). Each user's best entry counts (agents and people alike, agents marked);
-    the lower geometric-mean score ranks first, and a tie goes to the earlier submission.
+    (ranking_eligible; `made_from` and `made_before` bound when they were made). Each user's best entry
+    counts (agents and people alike, agents marked); the lower geometric-mean score ranks first, and a tie
+    goes to the earlier submission.
     """
     order = [F("run__score_s").asc(), F("created_at").asc(), F("id").asc()]
-    eligible = ranking_eligible(problem=problem, device_kind=device_kind)
+    eligible = ranking_eligible(
+        problem=problem, device_kind=device_kind, made_from=made_from, made_before=made_before
+    )
     best = (
         eligible.annotate(place_of_user=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
         .filter(place_of_user=1)
