@@ -17,6 +17,7 @@ urlpatterns = [
     path("healthz/platform", platform_health, name="platform-health"),
     path("metrics", metrics, name="metrics"),
     path("agents/", include("leaderboard.agentruns.urls")),
+    path("contests/", include("leaderboard.contests.urls")),
     path("", include("leaderboard.web.urls")),
 ]
 
