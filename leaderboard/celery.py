@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from celery import Celery
-from celery.signals import celeryd_init
+from celery.signals import celeryd_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
@@ -45,3 +45,24 @@ def refuse_unless_ready(sender=None, instance=None, conf=None, options=None, **k
     if why:
         print(f"kernelboard: {why}", file=sys.stderr, flush=True)
         sys.exit(EXIT_STATUS)
+
+
+_beat = None  # this worker process's WorkerBeat, from ready to shutdown
+
+
+@worker_ready.connect
+def record_worker(sender=None, **kwargs) -> None:
+    """From the moment it consumes: the worker records the device kinds it serves, and beats
+    (leaderboard/submissions/workers.py), so that the site can tell which device kinds can judge now."""
+    global _beat
+    from leaderboard.submissions.workers import WorkerBeat
+
+    queues = list(sender.app.amqp.queues.consume_from or {})
+    _beat = WorkerBeat(name=sender.hostname, queues=queues)
+    _beat.start()
+
+
+@worker_shutdown.connect
+def record_worker_stopped(sender=None, **kwargs) -> None:
+    if _beat is not None:
+        _beat.stop()

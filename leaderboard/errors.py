@@ -31,3 +31,17 @@ class SourceTooLarge(Refusal):
 class LimitReached(Refusal):
     status = 429
     code = "limit_reached"
+
+
+class Conflict(Refusal):
+    """The submission is not in a state that allows it (cancelling one that is being judged or final)."""
+
+    status = 409
+    code = "conflict"
+
+
+class NoWorker(Refusal):
+    """No worker serves the device kind now: a submission there would wait for nobody."""
+
+    status = 503
+    code = "no_worker"

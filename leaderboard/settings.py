@@ -121,7 +121,6 @@ INSTALLED_APPS = [
     "leaderboard.server",
     "leaderboard.web",
     "leaderboard.agentruns",
-    "leaderboard.contests",
 ]
 
 MIDDLEWARE = [
@@ -249,6 +248,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = max(4 * SUBMISSION_MAX_SOURCE_BYTES, 2621440)
 SUBMISSION_MAX_IN_FLIGHT = _env_int("SUBMISSION_MAX_IN_FLIGHT", 4)  # queued or running, per user; 0: no limit
 SUBMISSION_MAX_PER_HOUR = _env_int("SUBMISSION_MAX_PER_HOUR", 60)  # per user; 0: no limit
 SUBMISSION_MAX_ATTEMPTS = 3  # claims of one submission before it ends as `error`
+# A submission for a device kind that no worker serves now (no worker of its queue has beat within
+# WORKER_STALE_AFTER_S) is refused, saying so, rather than queued to wait for nobody; false queues it anyway.
+SUBMISSION_REFUSE_UNSERVED = _env_bool("SUBMISSION_REFUSE_UNSERVED", True)
+# A queued submission whose device kind has had no worker for this long is taken off the queue (cancelled,
+# with a message saying why) by the sweeper; 0: it waits for a worker however long.
+SUBMISSION_UNSERVED_TIMEOUT_S = _env_float("SUBMISSION_UNSERVED_TIMEOUT_S", 1800.0)
+# Each worker records itself (its device kinds, a beat) this often; one whose beat is older than
+# WORKER_STALE_AFTER_S serves nothing (it was killed, or its host is gone).
+WORKER_BEAT_INTERVAL_S = _env_float("WORKER_BEAT_INTERVAL_S", 10.0)
+WORKER_STALE_AFTER_S = _env_float("WORKER_STALE_AFTER_S", max(30.0, 3 * WORKER_BEAT_INTERVAL_S))
 
 # --- judging ---------------------------------------------------------------------------------------------
 # The runner's sandbox, by the runner's one definition (runner.sandbox.default_sandbox: RUNNER_SANDBOX, else

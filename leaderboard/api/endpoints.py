@@ -11,6 +11,7 @@ import logging
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
@@ -18,6 +19,7 @@ from ninja.security import HttpBearer
 from leaderboard.accounts.services import api_token_authenticate
 from leaderboard.api.schemas import (
     DeviceKindName,
+    DeviceKindOut,
     ErrorOut,
     ProblemDetail,
     ProblemSummary,
@@ -33,14 +35,16 @@ from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
+    device_kind_statuses,
     live_progress,
     ranking_for_problem,
     submission_for_author_or_staff,
     submission_for_user,
     submission_list_for_user,
     submission_queue_position,
+    submission_queue_wait,
 )
-from leaderboard.submissions.services import submission_create
+from leaderboard.submissions.services import submission_cancel, submission_create
 from runner.vocabulary import DEVICE_KINDS
 
 logger = logging.getLogger(__name__)
@@ -55,10 +59,18 @@ api = NinjaAPI(
     title="Kernelboard API",
     version="1",
     description="Submit GPU kernels, follow their judging, read the rankings. "
-    "Create a token with `python manage.py create_api_token USERNAME`.",
+    "Make a token on the site's page /account/tokens/ (signed in), and send it as `Authorization: Bearer`.",
     urls_namespace="api",
 )
-ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut}
+ERRORS = {
+    400: ErrorOut,
+    401: ErrorOut,
+    404: ErrorOut,
+    413: ErrorOut,
+    422: ErrorOut,
+    429: ErrorOut,
+    503: ErrorOut,
+}
 
 
 def _error(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
@@ -79,7 +91,10 @@ def _unauthorized(request, exc):
         message = "That API token is not valid (revoked, mistyped, or not a Bearer token)."
     else:
         message = "This needs an API token: send the header `Authorization: Bearer <token>`."
-    message += " Create one with `python manage.py create_api_token USERNAME`."
+    tokens_page = request.build_absolute_uri(reverse("web:tokens"))
+    message += (
+        f" Make one at {tokens_page} (sign in first), then send it, or set KERNELBOARD_TOKEN for the CLI."
+    )
     return _error(request, 401, "unauthorized", message)
 
 
@@ -157,9 +172,29 @@ def get_rankings(request, name: str, device: Query[DeviceKindName] = "cpu", limi
     }
 
 
+@api.get("/device-kinds", response=list[DeviceKindOut], tags=["problems"])
+def list_device_kinds(request):
+    """Each device kind: the workers that serve it now, its queue, and the expected wait before a new
+    submission starts. A submission for a kind that no worker serves is refused (503 no_worker)."""
+    return [
+        {
+            "name": s.kind,
+            "label": s.label,
+            "served": s.served,
+            "workers": s.workers,
+            "queued": s.queued,
+            "running": s.running,
+            "wait_estimate_s": None if s.wait_estimate_s is None else round(s.wait_estimate_s, 1),
+            "status": s.words(),
+        }
+        for s in device_kind_statuses()
+    ]
+
+
 @api.post("/submissions", auth=ApiToken(), response={201: SubmissionCreated, **ERRORS}, tags=["submissions"])
 def post_submission(request, payload: SubmissionIn):
-    """Submit a kernel. It is queued for its device kind and judged once; follow it at `url`."""
+    """Submit a kernel. It is queued for its device kind and judged once; follow it at `url`. A device kind
+    that no worker serves now is refused (503, `no_worker`): see GET /api/device-kinds."""
     submission = submission_create(
         user=request.auth,
         problem=payload.problem,
@@ -168,15 +203,29 @@ def post_submission(request, payload: SubmissionIn):
         language=payload.language,
         source=payload.source,
     )
+    wait = submission_queue_wait(submission=submission)
     return Status(
         201,
         {
             "id": submission.pk,
             "state": submission.state,
             "queue_position": submission_queue_position(submission=submission),
+            "wait_estimate_s": round(wait.estimate_s, 1) if wait and wait.estimate_s is not None else None,
             "url": f"/api/submissions/{submission.pk}",
         },
     )
+
+
+@api.post(
+    "/submissions/{submission_id}/cancel",
+    auth=ApiToken(),
+    response={200: SubmissionBrief, 401: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    tags=["submissions"],
+)
+def cancel_submission(request, submission_id: int):
+    """Take one of your queued submissions off the queue: it ends as `cancelled` and is never judged. One
+    that is running or final answers 409."""
+    return _brief(submission_cancel(user=request.auth, submission_id=submission_id))
 
 
 @api.get(
@@ -188,19 +237,22 @@ def post_submission(request, payload: SubmissionIn):
 def list_submissions(request, problem: str | None = None, limit: int = 50):
     """Your latest submissions, newest first."""
     submissions = submission_list_for_user(user=request.auth, problem=problem)[: max(1, min(limit, 500))]
-    return [
-        {
-            "id": s.pk,
-            "problem": s.problem_version.problem.name,
-            "device": s.device_kind,
-            "mode": s.mode,
-            "language": s.language,
-            "state": s.state,
-            "score_s": run.score_s if (run := _run_of(s)) else None,
-            "created_at": s.created_at,
-        }
-        for s in submissions
-    ]
+    return [_brief(s) for s in submissions]
+
+
+def _brief(s: Submission) -> dict:
+    return {
+        "id": s.pk,
+        "problem": s.problem_version.problem.name,
+        "device": s.device_kind,
+        "mode": s.mode,
+        "language": s.language,
+        "state": s.state,
+        "final": s.is_final,
+        "message": s.message,
+        "score_s": run.score_s if (run := _run_of(s)) else None,
+        "created_at": s.created_at,
+    }
 
 
 def _run_of(submission: Submission):

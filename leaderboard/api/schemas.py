@@ -60,7 +60,25 @@ class SubmissionCreated(Schema):
     id: int
     state: str
     queue_position: int | None
+    wait_estimate_s: float | None = Field(
+        None, description="roughly how long until a worker takes it, from recent runs; null when unknown"
+    )
     url: str
+
+
+class DeviceKindOut(Schema):
+    name: str = Field(examples=["h100"])
+    label: str
+    served: bool = Field(
+        description="whether a worker serves it now; submissions to one that is not are refused"
+    )
+    workers: list[str] = Field(description="the workers serving it now (their last beat is recent)")
+    queued: int
+    running: int
+    wait_estimate_s: float | None = Field(
+        description="roughly how long before a new submission starts; null when free or unknown"
+    )
+    status: str = Field(description="the above in words")
 
 
 class CaseResultOut(Schema):
@@ -110,7 +128,8 @@ class SubmissionOut(Schema):
     mode: str
     language: str
     state: str = Field(
-        description="queued, running, or a verdict: passed failed error timeout rejected flagged"
+        description="queued, running, a verdict (passed failed error timeout rejected flagged), or cancelled "
+        "(never judged: by its author, or no worker served its device kind)"
     )
     final: bool
     queue_position: int | None
@@ -142,6 +161,8 @@ class SubmissionBrief(Schema):
     mode: str
     language: str
     state: str
+    final: bool
+    message: str
     score_s: float | None
     created_at: datetime
 

@@ -16,11 +16,16 @@ from runner.vocabulary import DEVICE_KINDS, Verdict
 # Device kinds, modes and verdicts come from runner/vocabulary.py, the one table of each.
 DeviceKind = models.TextChoices("DeviceKind", [(k.upper(), (k, d.label)) for k, d in DEVICE_KINDS.items()])
 Mode = models.TextChoices("Mode", [(m.name, (m.value, m.label)) for m in vocabulary.Mode])
-# A submission's state: queued, running, then its run's verdict.
+# A submission's state: queued, running, then its run's verdict; or cancelled, never judged (its author took
+# it off the queue, or no worker served its device kind for SUBMISSION_UNSERVED_TIMEOUT_S).
 State = models.TextChoices(
-    "State", [("QUEUED", "queued"), ("RUNNING", "running")] + [(v.name, v.value) for v in Verdict]
+    "State",
+    [("QUEUED", "queued"), ("RUNNING", "running")]
+    + [(v.name, v.value) for v in Verdict]
+    + [("CANCELLED", "cancelled")],
 )
-FINAL_STATES = tuple(v.value for v in Verdict)
+VERDICT_STATES = tuple(v.value for v in Verdict)  # what a judge's report may end a submission as
+FINAL_STATES = (*VERDICT_STATES, State.CANCELLED)
 
 
 class Language(models.TextChoices):
@@ -184,3 +189,18 @@ class Tally(models.Model):
 
     name = models.CharField(max_length=100, primary_key=True)
     value = models.BigIntegerField(default=0)
+
+
+class Worker(models.Model):
+    """A judging worker as it last reported itself: the device kinds it serves and when it last beat. Each
+    worker process writes its own row (leaderboard/submissions/workers.py); the submit form, the API and the
+    sweeper read from these rows which device kinds can be judged now, at the cost of one query."""
+
+    name = models.CharField(max_length=200, primary_key=True)  # Celery's hostname, e.g. h100-gpu0@host
+    device_kinds = models.CharField(max_length=200)  # the judging queues it consumes, comma-separated
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+    stopped_at = models.DateTimeField(null=True, blank=True)  # a clean shutdown: it serves nothing from then
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.device_kinds})"

@@ -5,15 +5,18 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db.models import F, Q, QuerySet, Window
+from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
 
 from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
-from leaderboard.submissions.models import Mode, Source, State, Submission
+from leaderboard.submissions.models import Mode, Source, State, Submission, Worker
+from runner.vocabulary import DEVICE_KINDS
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ def typical_run_seconds(*, submission: Submission) -> float | None:
             started_at__isnull=False,
             finished_at__isnull=False,
         )
+        .exclude(state=State.CANCELLED)
         .order_by("-finished_at")
         .values_list("started_at", "finished_at")[:RECENT_RUNS]
     )
@@ -180,6 +184,109 @@ def submission_queue_wait(*, submission: Submission) -> QueueWait | None:
     ahead = position - 1
     estimate = None if typical is None else typical * (ahead + running.count()) / workers
     return QueueWait(ahead, running.count(), typical, estimate)
+
+
+def _workers_by_kind(now: datetime) -> tuple[dict[str, list[str]], dict[str, datetime]]:
+    """The workers serving each device kind now (those that beat within WORKER_STALE_AFTER_S and have not
+    stopped), and the last time any worker of each kind was seen."""
+    fresh_after = now - timedelta(seconds=settings.WORKER_STALE_AFTER_S)
+    serving: dict[str, list[str]] = {kind: [] for kind in DEVICE_KINDS}
+    last_seen: dict[str, datetime] = {}
+    for name, kinds, beat_at, stopped_at in Worker.objects.values_list(
+        "name", "device_kinds", "beat_at", "stopped_at"
+    ):
+        for kind in filter(None, kinds.split(",")):
+            seen = stopped_at or beat_at
+            last_seen[kind] = max(last_seen.get(kind, seen), seen)
+            if stopped_at is None and beat_at >= fresh_after:
+                serving.setdefault(kind, []).append(name)
+    return serving, last_seen
+
+
+def served_device_kinds(*, now: datetime | None = None) -> set[str]:
+    """The device kinds at least one worker serves now (from the workers' own records: one query)."""
+    serving, _ = _workers_by_kind(now or timezone.now())
+    return {kind for kind, names in serving.items() if names}
+
+
+def device_kind_last_seen(*, now: datetime | None = None) -> dict[str, datetime]:
+    """When a worker of each device kind was last seen (its last beat, or its clean stop)."""
+    return _workers_by_kind(now or timezone.now())[1]
+
+
+@dataclass(frozen=True)
+class DeviceKindStatus:
+    """Whether a device kind can judge now, and roughly how long a new submission there would wait."""
+
+    kind: str
+    label: str
+    workers: list[str]  # the workers serving it now
+    queued: int
+    running: int
+    typical_run_s: float | None  # the median judging time of its recent runs, any problem and mode
+    wait_estimate_s: float | None  # before a new submission starts: the work ahead shared by the workers
+
+    @property
+    def served(self) -> bool:
+        return bool(self.workers)
+
+    def words(self) -> str:
+        """The status in a phrase, as the submit form and the command line show it."""
+        if not self.served:
+            if settings.SUBMISSION_REFUSE_UNSERVED:
+                return "no worker now: submissions are refused"
+            return "no worker now: a submission waits until one starts"
+        workers = f"{len(self.workers)} worker{'s' if len(self.workers) != 1 else ''}"
+        ahead = self.queued + self.running
+        if ahead < len(self.workers):
+            return f"{workers}, free: a submission starts at once"
+        load = f"{self.queued} queued, {self.running} running"
+        if self.wait_estimate_s is None:
+            return f"{workers}, {load}"
+        return f"{workers}, {load}: about {_wait_words(self.wait_estimate_s)} before a new one starts"
+
+
+def _wait_words(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def device_kind_statuses(*, now: datetime | None = None) -> list[DeviceKindStatus]:
+    """Every device kind, in the vocabulary's order: its workers now, its queue, and the expected wait."""
+    now = now or timezone.now()
+    serving, _ = _workers_by_kind(now)
+    counts = {
+        (row["device_kind"], row["state"]): row["n"]
+        for row in Submission.objects.filter(state__in=(State.QUEUED, State.RUNNING))
+        .values("device_kind", "state")
+        .annotate(n=Count("id"))
+    }
+    statuses = []
+    for kind, device in DEVICE_KINDS.items():
+        workers = sorted(serving.get(kind, []))
+        queued, running = counts.get((kind, State.QUEUED), 0), counts.get((kind, State.RUNNING), 0)
+        typical = estimate = None
+        if workers and queued + running >= len(workers):
+            typical = _typical_run_of_kind(kind)
+            if typical is not None:
+                # The jobs ahead, shared by the workers; the one a worker runs now is half done on average.
+                estimate = typical * (queued + running / 2) / len(workers)
+        statuses.append(DeviceKindStatus(kind, device.label, workers, queued, running, typical, estimate))
+    return statuses
+
+
+def _typical_run_of_kind(kind: str) -> float | None:
+    recent = (
+        Submission.objects.filter(device_kind=kind, started_at__isnull=False, finished_at__isnull=False)
+        .exclude(state=State.CANCELLED)
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT_RUNS]
+    )
+    durations = [(end - start).total_seconds() for start, end in recent if end >= start]
+    return statistics.median(durations) if durations else None
 
 
 _RANKINGS_GENERATION_KEY = "submissions:rankings:generation"

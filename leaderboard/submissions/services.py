@@ -21,11 +21,11 @@ from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from leaderboard.errors import LimitReached, Refusal, SourceTooLarge
+from leaderboard.errors import Conflict, LimitReached, NotFound, NoWorker, Refusal, SourceTooLarge
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions import broker, reconnect
 from leaderboard.submissions.models import (
-    FINAL_STATES,
+    VERDICT_STATES,
     Attempt,
     DeviceKind,
     Language,
@@ -36,7 +36,9 @@ from leaderboard.submissions.models import (
     Source,
     State,
     Submission,
+    Worker,
 )
+from leaderboard.submissions.selectors import device_kind_last_seen, served_device_kinds
 from leaderboard.submissions.tallies import (
     DUPLICATE_DELIVERIES,
     LATE_RESULTS_DROPPED,
@@ -60,14 +62,20 @@ def _choice(value: str, choices: type, what: str) -> str:
     return value
 
 
-def _check_limits(*, user, now: datetime) -> None:
+def _check_limits(*, user, now: datetime, served: set[str]) -> None:
     in_flight_limit = settings.SUBMISSION_MAX_IN_FLIGHT
     if in_flight_limit:
-        in_flight = Submission.objects.filter(user=user, state__in=(State.QUEUED, State.RUNNING)).count()
-        if in_flight >= in_flight_limit:
+        # What cannot run (queued for a device kind no worker serves) does not hold a place; what is
+        # cancelled is final and out of it already.
+        in_flight = Submission.objects.filter(user=user).filter(
+            Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=served)
+        )
+        count = in_flight.count()
+        if count >= in_flight_limit:
             raise LimitReached(
-                f"You have {in_flight} submissions queued or running, the most allowed at once; "
-                "wait for one of them to finish, then submit again.",
+                f"You have {count} submissions queued or running, the most allowed at once; "
+                "wait for one of them to finish, or cancel a queued one (on its page, or "
+                "`kernelboard cancel ID`), then submit again.",
                 retry_after_s=30,
             )
     hourly_limit = settings.SUBMISSION_MAX_PER_HOUR
@@ -120,10 +128,18 @@ def submission_create(
         raise Refusal(f"The problem {problem!r} is closed to new submissions.")
 
     now = timezone.now()
+    served = served_device_kinds(now=now)
+    if device_kind not in served and settings.SUBMISSION_REFUSE_UNSERVED:
+        others = ", ".join(sorted(served)) or "none"
+        raise NoWorker(
+            f"No worker judges the {device_kind} device kind now, so a submission there would wait for "
+            f"nobody; it was not queued. Device kinds served now: {others}.",
+            retry_after_s=60,
+        )
     with transaction.atomic():
         # One user's submissions are created one at a time, so that two at once cannot both pass the limits.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        _check_limits(user=user, now=now)
+        _check_limits(user=user, now=now, served=served)
         stored = Source.objects.create(
             text=source, sha256=hashlib.sha256(source.encode()).hexdigest(), size_bytes=size
         )
@@ -200,7 +216,9 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
             pk=submission_id, state=State.RUNNING, worker=worker, started_at=now
         ).exists()
     ):
-        tally(DUPLICATE_DELIVERIES)
+        # A cancelled one's id still in the broker is expected, not a duplicate delivery.
+        if not Submission.objects.filter(pk=submission_id, state=State.CANCELLED).exists():
+            tally(DUPLICATE_DELIVERIES)
         return None
     return Submission.objects.select_related("source", "problem_version__problem").get(pk=submission_id)
 
@@ -243,7 +261,7 @@ def submission_finish(
             "The judge's report says passed, but a flag or a case says otherwise; it was not ranked. "
             f"{report.message}",
         )
-    elif report.verdict in FINAL_STATES:
+    elif report.verdict in VERDICT_STATES:
         state, message = report.verdict, report.message
     else:
         state, message = (
@@ -442,6 +460,7 @@ class SweepResult:
     requeued: int  # running with a stopped heartbeat, given another attempt
     ended: int  # running with a stopped heartbeat and no attempts left: ended as error
     resent: int  # queued, and its id sent again (never sent, lost by the broker)
+    unserved: int = 0  # queued past SUBMISSION_UNSERVED_TIMEOUT_S for a device kind with no worker: cancelled
 
 
 def submission_sweep(
@@ -491,7 +510,79 @@ def submission_sweep(
                 resent += 1
     if resent:
         tally(RESENDS, resent)
-    return SweepResult(outcomes.count(State.QUEUED), outcomes.count(State.ERROR), resent)
+    unserved = submission_end_unserved(now=now)
+    return SweepResult(outcomes.count(State.QUEUED), outcomes.count(State.ERROR), resent, unserved)
+
+
+def submission_end_unserved(*, now: datetime | None = None) -> int:
+    """Take off the queue (cancelled, with the reason) the submissions of device kinds that no worker has
+    served for SUBMISSION_UNSERVED_TIMEOUT_S, once they have waited that long. Returns how many."""
+    limit_s = settings.SUBMISSION_UNSERVED_TIMEOUT_S
+    if not limit_s:
+        return 0
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=limit_s)
+    served = served_device_kinds(now=now)
+    last_seen = device_kind_last_seen(now=now)
+    ended = 0
+    for kind in DeviceKind.values:
+        if kind in served or last_seen.get(kind, cutoff) > cutoff:
+            continue
+        ended += Submission.objects.filter(
+            state=State.QUEUED, device_kind=kind, created_at__lt=cutoff
+        ).update(
+            state=State.CANCELLED,
+            finished_at=now,
+            message=f"Not judged: no worker has served the {kind} device kind for {_duration_words(int(limit_s))}, "
+            f"so it was taken off the queue. Submit it again once a worker serves {kind} (the submit page "
+            "and `kernelboard devices` show which device kinds are served).",
+        )
+    return ended
+
+
+def submission_cancel(*, user, submission_id: int) -> Submission:
+    """The author takes a queued submission off the queue: it ends as cancelled and is never judged.
+    A compare-and-set on `queued`, so that a worker's claim and a cancel cannot both win. Raises NotFound
+    for another user's (as for a missing one) and Conflict for one that is running or final."""
+    submission = Submission.objects.filter(pk=submission_id, user=user).only("state").first()
+    if submission is None:
+        raise NotFound(f"You have no submission #{submission_id}.")
+    if Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(
+        state=State.CANCELLED,
+        finished_at=timezone.now(),
+        progress=None,
+        message="Cancelled by its author before it was judged.",
+    ):
+        submission.refresh_from_db()
+        return submission
+    submission.refresh_from_db(fields=["state"])
+    if submission.state == State.RUNNING:
+        raise Conflict(
+            f"Submission #{submission_id} is being judged now and cannot be cancelled; it ends within its "
+            "mode's time limit."
+        )
+    raise Conflict(
+        f"Submission #{submission_id} is {submission.state} already: only a queued one can be cancelled."
+    )
+
+
+def worker_beat(*, name: str, device_kinds: list[str], started_at: datetime) -> None:
+    """A worker records that it serves these device kinds, now (written by the worker itself, workers.py)."""
+    now = timezone.now()
+    Worker.objects.update_or_create(
+        name=name,
+        defaults={
+            "device_kinds": ",".join(sorted(set(device_kinds))),
+            "started_at": started_at,
+            "beat_at": now,
+            "stopped_at": None,
+        },
+    )
+
+
+def worker_stopped(*, name: str) -> None:
+    """A worker shutting down cleanly: from now on it serves nothing."""
+    Worker.objects.filter(name=name).update(stopped_at=timezone.now())
 
 
 def _held_ids(device_kind: str) -> set[int] | None:

@@ -4,12 +4,13 @@ import base64
 import json
 
 import pytest
+from django.utils import timezone
 from testbed import vectoradd_source
 
 from leaderboard.errors import LimitReached, NotFound, Refusal, SourceTooLarge
 from leaderboard.problems.models import Problem
 from leaderboard.submissions.models import State, Submission
-from leaderboard.submissions.services import submission_create
+from leaderboard.submissions.services import submission_create, worker_beat
 
 
 def create(persona, **overrides):
@@ -68,6 +69,8 @@ def test_an_oversized_source_is_refused_with_413(problems, alice, settings):
 
 def test_too_many_in_flight_is_refused_with_429(problems, alice, bob, settings):
     settings.SUBMISSION_MAX_IN_FLIGHT = 2
+    # A worker serves cpu: queued submissions it cannot run would not count (test_nothing_traps.py).
+    worker_beat(name="cpu@test", device_kinds=["cpu"], started_at=timezone.now())
     create(alice)
     create(alice)
     with pytest.raises(LimitReached) as refused:

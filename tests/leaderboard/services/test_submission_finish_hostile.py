@@ -108,6 +108,7 @@ def test_a_hostile_report_is_recorded_once_on_sqlite(tmp_path):
         "KERNELBOARD_VAR_DIR": str(tmp_path / "var"),
         "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
         "PYTHONPATH": os.pathsep.join([str(root), str(HERE.parent), str(HERE)]),
+        "SUBMISSION_REFUSE_UNSERVED": "false",  # no worker: the scenario judges through the services
     }
     script = (
         "import json, django; django.setup()\n"

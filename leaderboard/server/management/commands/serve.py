@@ -23,8 +23,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from leaderboard.problems.services import problem_sync_all
+from leaderboard.submissions.models import Worker
 from leaderboard.submissions.readiness import worker_refusal
 from leaderboard.submissions.services import submission_sweep
 from leaderboard.submissions.sweeper import Sweeper
@@ -169,6 +171,7 @@ class Command(BaseCommand):
             "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "leaderboard.settings"),
         }
         py = sys.executable
+        worker_name = f"{device_kind}@{socket.gethostname()}"
         children = [
             Child(
                 "web",
@@ -200,7 +203,7 @@ class Command(BaseCommand):
                     "--queues",
                     device_kind,
                     "--hostname",
-                    f"{device_kind}@{socket.gethostname()}",
+                    worker_name,
                 ],
                 log_dir / "worker.log",
             ),
@@ -221,16 +224,19 @@ class Command(BaseCommand):
         wakeup_fd = stop.listen()
         status = 0
         try:
+            starting = timezone.now()
             for child in children:
                 child.start(env)
             self._wait_until_listening(host, port, children, stop)
+            # The site refuses submissions for a device kind that no worker serves: running means served.
+            self._wait_until_serving(worker_name, starting, children, stop)
             if not stop.is_set():
                 url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
                 self.stdout.write(self.style.SUCCESS(f"Kernelboard is running at {url}"))
                 self.stdout.write(
                     f"  API {url}api/ (docs {url}api/docs); a worker judges the {device_kind} queue "
                     f"(sandbox {settings.RUNNER_SANDBOX}); logs in {log_dir}\n"
-                    "  an API token: python manage.py create_api_token USERNAME\n"
+                    f"  an API token: sign up at {url}signup/, then make one at {url}account/tokens/\n"
                     "Press Ctrl-C to stop."
                 )
                 self.stdout.flush()
@@ -272,6 +278,17 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"The web server did not answer within {timeout_s:g} s; see {children[0].log}"
                 )
+            stop.wait(0.2)
+
+    def _wait_until_serving(self, name, since, children, stop, timeout_s=90.0) -> None:
+        """Until the worker has recorded itself (its first beat, leaderboard/submissions/workers.py)."""
+        deadline = time.monotonic() + timeout_s
+        while not stop.is_set():
+            self._raise_if_exited(children)
+            if Worker.objects.filter(name=name, beat_at__gte=since, stopped_at__isnull=True).exists():
+                return
+            if time.monotonic() > deadline:
+                raise CommandError(f"The worker did not start within {timeout_s:g} s; see {children[1].log}")
             stop.wait(0.2)
 
     def _raise_if_exited(self, children) -> None:
