@@ -121,6 +121,7 @@ INSTALLED_APPS = [
     "leaderboard.server",
     "leaderboard.web",
     "leaderboard.agentruns",
+    "leaderboard.contests",
 ]
 
 MIDDLEWARE = [
