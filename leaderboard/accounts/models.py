@@ -30,3 +30,16 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hint}… ({self.user})"
+
+
+class CacheEntry(models.Model):
+    """The table of Django's database cache (settings.CACHES where CACHE_URL is empty), made by `migrate` like
+    every other table so that no deployment step can forget it; the cache reads and writes it, nothing else.
+    Its columns are those `manage.py createcachetable` would make."""
+
+    cache_key = models.CharField(max_length=255, primary_key=True)
+    value = models.TextField()
+    expires = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "kernelboard_cache"

@@ -1,8 +1,20 @@
-"""Log-in throttling: after LOGIN_MAX_FAILURES failed log-ins within LOGIN_FAILURE_WINDOW_S, for one
-username or from one address, further attempts are refused (HTTP 429, saying when to try again) without
-the password being checked. Counted in Django's cache. A successful log-in clears the username's count;
-the address's count runs out with its window (otherwise logging in to one's own account would reset it
-between guesses at others)."""
+"""Log-in throttling, counted in the cache every web process shares (settings.CACHES), so that the limit is
+the same however many processes answer and survives their restart.
+
+Three counts, each over the last LOGIN_FAILURE_WINDOW_S: failed log-ins to one account from one address
+(LOGIN_MAX_FAILURES), to one account from any address (LOGIN_MAX_ACCOUNT_FAILURES: guesses spread over
+addresses), and from one address to any account (LOGIN_MAX_ADDRESS_FAILURES: one password tried on many
+accounts). A log-in is refused (HTTP 429, saying when to try again, the password not checked) while any of its
+counts is full. A refused log-in counts nothing, so one account's failures stop at the first limit, below the
+address's: a forgotten password never locks out the others behind the same address (an office, a NAT).
+
+Each attempt takes a numbered slot in each count before its password is checked (`cache.add`, atomic in
+Redis and in the database cache), so parallel requests cannot all pass a check that none of them has yet
+counted; a successful log-in gives back its address slot and clears its account's counts. The address's
+other failures run out with the window (otherwise logging in to one's own account would reset it between
+guesses at others). A slot holds the time of its attempt: the window slides, and a refusal ends when the
+oldest failure leaves it.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +23,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
@@ -18,12 +31,20 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 
-def _max_failures() -> int:
-    return getattr(settings, "LOGIN_MAX_FAILURES", 10)
+@dataclass(frozen=True)
+class Count:
+    """One of the three counts: its cache keys' prefix, its limit, and how a refusal names it."""
+
+    prefix: str
+    limit: int
+    what: str
+
+    def slots(self) -> list[str]:
+        return [f"{self.prefix}:{i}" for i in range(self.limit)]
 
 
 def _window_s() -> int:
-    return getattr(settings, "LOGIN_FAILURE_WINDOW_S", 15 * 60)
+    return settings.LOGIN_FAILURE_WINDOW_S
 
 
 def client_address(request: HttpRequest) -> str:
@@ -35,70 +56,99 @@ def client_address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def _keys(request: HttpRequest, username: str) -> tuple[str, str]:
-    name = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-    address = hashlib.sha256(client_address(request).encode()).hexdigest()[:32]
-    return f"login-failures:user:{name}", f"login-failures:addr:{address}"
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def retry_after_s(request: HttpRequest, username: str) -> int | None:
-    """Seconds until a log-in may be tried again, or None when it may be tried now."""
-    now = time.time()
-    waits = []
-    for key in _keys(request, username):
-        entry = cache.get(key)
-        if entry and entry["count"] >= _max_failures() and entry["since"] + _window_s() > now:
-            waits.append(entry["since"] + _window_s() - now)
-    return math.ceil(max(waits)) if waits else None
-
-
-def record_failure(request: HttpRequest, username: str) -> None:
-    now = time.time()
-    for key in _keys(request, username):
-        entry = cache.get(key)
-        if not entry or entry["since"] + _window_s() <= now:
-            entry = {"count": 0, "since": now}
-        entry["count"] += 1
-        cache.set(key, entry, timeout=math.ceil(entry["since"] + _window_s() - now) + 1)
-
-
-def clear(request: HttpRequest, username: str) -> None:
-    user_key, _ = _keys(request, username)
-    cache.delete(user_key)
-
-
-def refusal_message(wait_s: int) -> str:
-    at = datetime.fromtimestamp(time.time() + wait_s, tz=UTC).strftime("%H:%M UTC")
-    minutes = max(1, math.ceil(wait_s / 60))
+def counts_for(request: HttpRequest, username: str) -> tuple[Count, Count, Count]:
+    """The three counts a log-in as `username` from this request's address falls under."""
+    name = _digest(username.strip().lower())
+    address = _digest(client_address(request))
     return (
-        f"Too many failed log-ins for this account or from your address: try again in {minutes} "
-        f"minute{'s' if minutes != 1 else ''} (at {at}). Forgot your password? Ask the site's staff."
+        Count(
+            f"login:pair:{name}:{address}",
+            settings.LOGIN_MAX_FAILURES,
+            "for this account from your address",
+        ),
+        Count(f"login:user:{name}", settings.LOGIN_MAX_ACCOUNT_FAILURES, "for this account"),
+        Count(f"login:addr:{address}", settings.LOGIN_MAX_ADDRESS_FAILURES, "from your address"),
+    )
+
+
+@dataclass(frozen=True)
+class Refused:
+    wait_s: int
+    what: str
+
+
+def take_attempt(request: HttpRequest, username: str) -> list[str] | Refused:
+    """Claim a slot in each count for this attempt: the slots' keys, or, when a count is full, Refused
+    (with the seconds until its oldest failure leaves the window) and nothing claimed."""
+    now, window = time.time(), _window_s()
+    counts = counts_for(request, username)
+    held = cache.get_many([key for count in counts for key in count.slots()])
+    taken: list[str] = []
+    for count in counts:
+        live = sorted(held[k] for k in count.slots() if k in held and held[k] + window > now)
+        claimed = _claim(count, held, now, window)
+        if claimed is None:
+            cache.delete_many(taken)
+            wait = live[0] + window - now if len(live) >= count.limit else 1
+            return Refused(max(1, math.ceil(wait)), count.what)
+        taken.append(claimed)
+    return taken
+
+
+def _claim(count: Count, held: dict, now: float, window: int) -> str | None:
+    empty = [k for k in count.slots() if k not in held]
+    for key in empty:  # atomic: of two attempts after one slot, one gets it
+        if cache.add(key, now, timeout=window):
+            return key
+    # A slot whose attempt left the window but that the cache still holds (its expiry is rounded to the
+    # second): overwritten. Two attempts could take the same one within that second; at most one is lost.
+    stale = [k for k in count.slots() if k in held and held[k] + window <= now]
+    for key in stale:
+        cache.set(key, now, timeout=window)
+        return key
+    return None
+
+
+def succeeded(request: HttpRequest, username: str, taken: list[str]) -> None:
+    """A log-in that worked: its account's counts start again, and its own address slot is given back."""
+    pair, user, _ = counts_for(request, username)
+    cache.delete_many([*pair.slots(), *user.slots(), *taken])
+
+
+def refusal_message(refused: Refused) -> str:
+    at = datetime.fromtimestamp(time.time() + refused.wait_s, tz=UTC).strftime("%H:%M UTC")
+    minutes = max(1, math.ceil(refused.wait_s / 60))
+    return (
+        f"Too many failed log-ins {refused.what}: try again in {minutes} "
+        f"minute{'s' if minutes != 1 else ''} (at {at}). Forgot your password? Reset it from the log-in page."
     )
 
 
 def throttled_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wraps a log-in view (the site's, the admin's): refuses a POST while throttled, counts a POST that
-    does not log in, clears the username's count on one that does."""
+    """Wraps a log-in view (the site's, the admin's): refuses a POST while a count is full, counts every
+    POST before the view checks the password, and clears the account's counts on one that logs in."""
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method != "POST":
             return view(request, *args, **kwargs)
         username = request.POST.get("username", "")
-        wait_s = retry_after_s(request, username)
-        if wait_s is not None:
+        taken = take_attempt(request, username)
+        if isinstance(taken, Refused):
             from leaderboard.server.views import error_page
 
             response = error_page(
-                request, 429, refusal_message(wait_s), back=request.path, back_label="Log in"
+                request, 429, refusal_message(taken), back=request.path, back_label="Log in"
             )
-            response["Retry-After"] = str(wait_s)
+            response["Retry-After"] = str(taken.wait_s)
             return response
         response = view(request, *args, **kwargs)
         if request.user.is_authenticated and response.status_code in (301, 302, 303):
-            clear(request, username)
-        else:
-            record_failure(request, username)
+            succeeded(request, username, taken)
         return response
 
     return wrapper

@@ -59,10 +59,11 @@ class SubmitForm(forms.Form):
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
-        fields = ("username",)
+        fields = ("username", "email")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["email"].help_text = "Optional: where a password reset link goes. Never shown to anyone."
         # One validator for every path that makes a user (accounts/validators.py).
         apply_username_rules(self.fields["username"])
 

@@ -70,8 +70,8 @@ def problem_board(*, problem: Problem) -> Board:
     The key holds the newest run's id (one index lookup), so a finished run is on the pages at once; staff
     decisions made through leaderboard.submissions.review start a new generation; anything else that changes
     eligibility behind the services' back (an admin editing a row, a user deactivated) shows within
-    BOARD_TTL_S. With a cache shared by the web processes (Redis in production) the generation reaches
-    them all; with the default per-process memory cache the others catch up within BOARD_TTL_S."""
+    BOARD_TTL_S. The cache is shared by every web process (settings.CACHES), so a new generation reaches
+    them all at once."""
     newest_run = Run.objects.aggregate(newest=Max("id"))["newest"] or 0
     key = f"web:board:{problem.pk}:{problem.current_version_id}:{newest_run}:{rankings_generation()}"
     board = cache.get(key)

@@ -1,4 +1,6 @@
-from django.urls import path
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
 
 from leaderboard.accounts.throttle import throttled_login
 from leaderboard.web import views
@@ -24,5 +26,41 @@ urlpatterns = [
     path("login/", throttled_login(views.SignInView.as_view()), name="login"),
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("account/tokens/", views.tokens, name="tokens"),
+    # Password reset by email (Django's own views; the email goes out by settings.EMAIL_BACKEND).
+    path(
+        "password-reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="web/password_reset.html",
+            email_template_name="web/password_reset_email.txt",
+            subject_template_name="web/password_reset_subject.txt",
+            success_url=reverse_lazy("web:password_reset_sent"),
+            extra_context={"step": "ask"},
+        ),
+        name="password_reset",
+    ),
+    path(
+        "password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(
+            template_name="web/password_reset.html",
+            extra_context={"step": "sent", "timeout_hours": settings.PASSWORD_RESET_TIMEOUT // 3600},
+        ),
+        name="password_reset_sent",
+    ),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="web/password_reset.html",
+            success_url=reverse_lazy("web:password_reset_done"),
+            extra_context={"step": "choose"},
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="web/password_reset.html", extra_context={"step": "done"}
+        ),
+        name="password_reset_done",
+    ),
     path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),
 ]

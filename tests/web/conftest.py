@@ -177,13 +177,16 @@ def floor_flag() -> dict:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """The pages cache a problem's standings; ids repeat across tests' rolled-back databases."""
+def _fresh_cache(django_db_setup, django_db_blocker):
+    """The pages cache a problem's standings; ids repeat across tests' rolled-back databases. The cache is a
+    table of the test database (settings.CACHES), cleared outside any test's transaction."""
     from django.core.cache import cache
 
-    cache.clear()
+    with django_db_blocker.unblock():
+        cache.clear()
     yield
-    cache.clear()
+    with django_db_blocker.unblock():
+        cache.clear()
 
 
 # The browser tests' platform and page (tests/web/browser.py).

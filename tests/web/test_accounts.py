@@ -1,4 +1,4 @@
-"""Sign-up, log-in, log-out and the API token page (the platform's token service; a token shown once)."""
+"""Sign-up, log-in, log-out, password reset by email and the API token page (a token shown once)."""
 
 from __future__ import annotations
 
@@ -66,3 +66,80 @@ def test_token_pages_need_a_login_and_the_csrf_token(alice, client):
     strict.force_login(alice)
     assert strict.post("/account/tokens/", {"name": "x"}).status_code == 403
     assert not ApiToken.objects.exists()
+
+
+# --- password reset by email --------------------------------------------------------------------------------
+
+
+def test_sign_up_takes_an_optional_email(client, db):
+    response = client.post(
+        "/signup/",
+        {
+            "username": "erin",
+            "email": "erin@example.org",
+            "password1": "kernels-are-fun-42",
+            "password2": "kernels-are-fun-42",
+        },
+    )
+    assert response.status_code == 302
+    assert get_user_model().objects.get(username="erin").email == "erin@example.org"
+
+
+def test_a_password_reset_followed_through_the_emailed_link(client, alice, mailoutbox):
+    alice.email = "alice@example.org"
+    alice.save()
+    assert 'id="forgot-password"' in client.get("/login/").content.decode()
+    asked = client.post("/password-reset/", {"email": "alice@example.org"}, follow=True)
+    assert "a link to choose a new password is on its way" in asked.content.decode()
+    (mail,) = mailoutbox
+    assert mail.to == ["alice@example.org"] and "alice" in mail.body
+    link = next(word for word in mail.body.split() if "/password-reset/" in word)
+    path = link.split("testserver", 1)[1]
+    form = client.get(path, follow=True)  # Django moves the token out of the address, into the session
+    assert "Choose a new password for <strong>alice</strong>" in form.content.decode()
+    chosen = client.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": "a-new-kernel-pw-77", "new_password2": "a-new-kernel-pw-77"},
+        follow=True,
+    )
+    assert "Your password is set" in chosen.content.decode()
+    logged_in = Client().post("/login/", {"username": "alice", "password": "a-new-kernel-pw-77"})
+    assert logged_in.status_code == 302
+    # The link works once.
+    assert "This link does not work" in Client().get(path, follow=True).content.decode()
+
+
+def test_a_reset_for_an_unknown_address_says_the_same_and_sends_nothing(client, alice, mailoutbox):
+    asked = client.post("/password-reset/", {"email": "nobody@example.org"}, follow=True)
+    assert "a link to choose a new password is on its way" in asked.content.decode()
+    assert not mailoutbox
+
+
+def test_the_embedded_default_writes_emails_to_the_log_and_production_can_use_smtp():
+    import os
+    import subprocess
+    import sys
+
+    from testbed import ROOT
+
+    code = "from django.conf import settings; print(settings.EMAIL_BACKEND)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EMAIL_")}
+    env["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
+    embedded = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert embedded.stdout.strip() == "django.core.mail.backends.console.EmailBackend"
+    smtp = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env={**env, "EMAIL_HOST": "smtp.example.org"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert smtp.stdout.strip() == "django.core.mail.backends.smtp.EmailBackend"

@@ -79,6 +79,8 @@ def test_a_paste_over_the_source_limit_is_413_too(as_user, alice, problems):
 @pytest.fixture
 def three_tries(settings):
     settings.LOGIN_MAX_FAILURES = 3
+    settings.LOGIN_MAX_ACCOUNT_FAILURES = 5
+    settings.LOGIN_MAX_ADDRESS_FAILURES = 5
     settings.LOGIN_FAILURE_WINDOW_S = 900
 
 
@@ -88,38 +90,81 @@ def _log_in(client, username, password, address="10.0.0.1", path="/login/"):
 
 def test_the_defaults_are_10_failures_in_15_minutes():
     assert django_settings.LOGIN_MAX_FAILURES == 10 and django_settings.LOGIN_FAILURE_WINDOW_S == 900
+    assert django_settings.LOGIN_MAX_ACCOUNT_FAILURES == django_settings.LOGIN_MAX_ADDRESS_FAILURES == 50
 
 
-def test_failures_for_one_user_refuse_even_the_right_password(client, alice, three_tries):
-    for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):  # spread over addresses: the user's count
-        assert _log_in(client, "alice", "wrong", address).status_code == 200
-    refused = _log_in(client, "alice", "pw-alice-1234", "10.0.0.4")
+def test_failures_for_one_account_from_one_address_refuse_even_the_right_password(client, alice, three_tries):
+    for _ in range(3):
+        assert _log_in(client, "alice", "wrong").status_code == 200
+    refused = _log_in(client, "alice", "pw-alice-1234")
     html = refused.content.decode()
     assert refused.status_code == 429
-    assert "Too many failed log-ins" in html and "try again in 15 minutes" in html and NAV in html
+    assert "Too many failed log-ins for this account from your address" in html
+    assert "try again in 15 minutes" in html and "Reset it from the log-in page" in html and NAV in html
     assert 890 <= int(refused["Retry-After"]) <= 900
     assert "_auth_user_id" not in client.session
-    # bob, from another address, is not concerned
-    assert _log_in(client, "bob", "x", "10.0.0.9").status_code == 200
 
 
-def test_failures_from_one_address_refuse_other_usernames(client, alice, three_tries):
-    for name in ("alice", "bob", "carol"):
+def test_one_accounts_failures_never_lock_out_its_address(alice, bob, three_tries):
+    for _ in range(10):  # 3 failures, then refusals, which count nothing
+        _log_in(Client(), "alice", "wrong")
+    assert _log_in(Client(), "bob", "pw-bob-1234").status_code == 302  # same address, another account
+    assert _log_in(Client(), "alice", "pw-alice-1234", "10.0.0.2").status_code == 302  # the owner elsewhere
+
+
+def test_guesses_spread_over_addresses_lock_the_account(client, alice, three_tries):
+    for i in range(5):
+        assert _log_in(client, "alice", "wrong", f"10.0.1.{i}").status_code == 200
+    refused = _log_in(client, "alice", "pw-alice-1234", "10.0.2.1")
+    assert (
+        refused.status_code == 429 and "Too many failed log-ins for this account:" in refused.content.decode()
+    )
+    assert _log_in(client, "bob", "x", "10.0.2.1").status_code == 200  # bob is not concerned
+
+
+def test_one_address_guessing_many_accounts_is_refused(client, alice, three_tries):
+    for name in ("bob", "carol", "dave", "erin", "frank"):
         assert _log_in(client, name, "wrong", "10.9.9.9").status_code == 200
-    assert _log_in(client, "alice", "pw-alice-1234", "10.9.9.9").status_code == 429
+    refused = _log_in(client, "alice", "pw-alice-1234", "10.9.9.9")
+    assert refused.status_code == 429 and "from your address" in refused.content.decode()
     assert _log_in(client, "alice", "pw-alice-1234", "10.8.8.8").status_code == 302  # another address
 
 
-def test_a_successful_log_in_clears_the_users_count(alice, three_tries):
-    first = Client()
+def test_a_successful_log_in_clears_the_accounts_count(alice, three_tries):
     for _ in range(2):
-        _log_in(first, "alice", "wrong", "10.0.0.1")
-    assert _log_in(first, "alice", "pw-alice-1234", "10.0.0.1").status_code == 302
-    second = Client()
-    for _ in range(2):
-        _log_in(second, "alice", "wrong", "10.0.0.2")
-    # Without the clearing, alice would be at 4 failures of 3 here.
-    assert _log_in(second, "alice", "pw-alice-1234", "10.0.0.2").status_code == 302
+        for _ in range(2):
+            assert _log_in(Client(), "alice", "wrong").status_code == 200
+        # Without the clearing, alice would be at 3 failures of 3 at the second round's log-in.
+        assert _log_in(Client(), "alice", "pw-alice-1234").status_code == 302
+
+
+def test_successful_log_ins_do_not_fill_the_addresss_count(db, three_tries):
+    from django.contrib.auth import get_user_model
+
+    for i in range(8):  # an office behind one address, more people than the address's limit
+        get_user_model().objects.create_user(username=f"user{i}", password="pw-office-1234")
+        assert _log_in(Client(), f"user{i}", "pw-office-1234").status_code == 302
+
+
+def test_parallel_guesses_get_no_more_than_the_limit(alice, three_tries):
+    """Each attempt takes its slot before the password is checked: 12 guesses at once, 3 get checked."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+    from django.test import RequestFactory
+
+    from leaderboard.accounts import throttle
+
+    def attempt(_):
+        request = RequestFactory().post("/login/", {"username": "alice"}, REMOTE_ADDR="10.0.0.1")
+        try:
+            return throttle.take_attempt(request, "alice")
+        finally:
+            connection.close()  # each thread's own connection to the cache's table
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(attempt, range(12)))
+    assert sum(not isinstance(r, throttle.Refused) for r in results) == 3
 
 
 def test_the_refusal_ends_with_its_window(client, alice, three_tries, monkeypatch):
