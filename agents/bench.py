@@ -26,8 +26,8 @@ from pathlib import Path
 from agents.loop import step_secret
 from agents.runs import make_run
 from agents.verifier import Evaluation, RunnerVerifier
+from runner.judge.timing import geometric_mean
 from runner.report import format_time
-from runner.timing import geometric_mean
 
 METHODS = ("ttt-discover", "best-of-n", "reuse-no-training")
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The CPU worker's entrypoint (docker/web.Dockerfile, target worker-cpu): make the container's own cgroup
 # writable, so that the worker judges every CPU job in a cgroup of its own as the tested default does
-# (runner/cgroup.py, docs/platform.md "Workers: what they judge with"), then exec the worker.
+# (runner/sandbox/cgroup.py, docs/platform.md "Workers: what they judge with"), then exec the worker.
 #
 # Needs what docker/compose.yaml gives the service: a cgroup namespace of its own (`cgroup: private`, so that
 # /sys/fs/cgroup shows the container's cgroup and nothing above it), CAP_SYS_ADMIN (to remount it writable),

@@ -14,7 +14,8 @@ __all__ = ["CaseResult", "JobSpec", "RunReport", "Stats", "Verdict", "execute"]
 # Anything else is the runner's own, free to change without touching them.
 SURFACE = {
     # judging, and the report's types
-    "runner": {"execute", "leash", "readiness", "textsafe", "vocabulary", *__all__},
+    "runner": {"execute", "readiness", "textsafe", "vocabulary", *__all__},
+    "runner.wire": {"leash"},  # a worker holds its judge on a leash
     "runner.spec": {"CaseResult", "JobSpec", "RunReport", "Stats", "Verdict"},
     # the domain's words: modes, case kinds, device kinds, verdicts
     "runner.vocabulary": {"CaseKind", "DEVICE_KINDS", "Mode", "Verdict", "case_plan"},
@@ -23,6 +24,6 @@ SURFACE = {
     "runner.reference_kernels": {"ImportRefused", "import_folder"},  # the import_problem command
     "runner.limits": {"MODE_LIMITS"},  # shown on the problem pages
     "runner.report": {"format_rate", "format_time", "profile_filename", "render", "write_profile_csvs"},
-    "runner.timing": {"geometric_mean"},  # the one score's arithmetic
+    "runner.judge.timing": {"geometric_mean"},  # the one score's arithmetic
     "runner.sandbox": {"default_sandbox"},  # the settings' default backend
 }

@@ -42,7 +42,7 @@ def independent_time(problem, case, device: str, threads: int, hand_over: bool, 
     exceed the last-level cache, as the judge's fresh input for every call does: the CPU analogue of
     do_bench's L2 flush. Without it every call reuses one warm input, which flatters memory-bound kernels.
     """
-    from runner.transport import arena_bytes, tensors_of
+    from runner.wire.transport import arena_bytes, tensors_of
 
     ref = problem.load_reference()
     first = ref.generate_input(**case.params, seed=case.seed, device=device)

@@ -21,16 +21,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner import cgroup, leash, readiness, scanner, seal, textsafe
+from runner import readiness, scanner, textsafe
 from runner.limits import limits_for, name_limit
 from runner.problem import list_problems, load_problem
-from runner.sandbox import RUNNER_ROOT, Sandbox, default_sandbox, get_sandbox
+from runner.sandbox import RUNNER_ROOT, Sandbox, cgroup, default_sandbox, get_sandbox
 from runner.spec import DEVICES, MODES, CaseResult, JobSpec, RunReport, Verdict
+from runner.wire import leash, seal
 
 JUDGE_GRACE_S = 30  # beyond the mode's wall limit before the judge itself is killed
 
 # Told of each case the judge finishes, as it finishes: {"done": n, "total": m, "case": id, "status": ...}
-# from a signed `case` frame (runner/seal.py). Called from the thread that reads the judge's stream.
+# from a signed `case` frame (runner/wire/seal.py). Called from the thread that reads the judge's stream.
 OnProgress = Callable[[dict[str, Any]], None]
 
 logger = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ def _execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     run_seed = spec.secret_seed if spec.secret_seed is not None else secrets.randbits(63)
     job_dir = Path(tempfile.mkdtemp(prefix="kb-job-"))
     # On a CPU the judge charges the contestant's CPU time from the job's cgroup where the host gives one
-    # (runner/cgroup.py), under bubblewrap only: there the contestant runs as a uid that cannot write the
+    # (runner/sandbox/cgroup.py), under bubblewrap only: there the contestant runs as a uid that cannot write the
     # cgroup files, so it cannot leave. Unisolated (`none`) it keeps uid 0 and could move itself out, to be
     # charged nothing; a container's judge cannot see the host's cgroups. Both read /proc.
     # It also bounds the job's memory and processes as a whole (memory.max, pids.max).

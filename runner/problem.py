@@ -4,7 +4,7 @@ A folder holds:
   problem.py    title, cases (TESTS and BENCHMARKS per device), `counts(**case)` -> (flops, bytes)
   reference.py  generate_input(**case, seed, device), ref_kernel(data), check_implementation(data, output)
   task.py       the input_t / output_t aliases a GPU MODE submission imports (`from task import ...`)
-  utils.py      optional: the `utils` module submissions import; without one, runner/submission_utils.py
+  utils.py      optional: the `utils` module submissions import; without one, runner/contestant/utils.py
   statement.md  what to compute, for people
   templates/    starting points (PyTorch, Triton)
   solutions/    correct/, wrong/, cheating/: golden submissions with the verdict each must get
@@ -73,7 +73,7 @@ class Problem:
         """The `utils` module the contestant (and a GPU MODE reference) may import: the problem's own
         utils.py, else the shared one."""
         own = self.path / "utils.py"
-        return own if own.exists() else Path(__file__).resolve().parent / "submission_utils.py"
+        return own if own.exists() else Path(__file__).resolve().parent / "contestant" / "utils.py"
 
     @property
     def utils_source(self) -> str:

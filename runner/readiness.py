@@ -2,7 +2,7 @@
 
 The tested default is bubblewrap run as root on the host. Every CPU job then gets a cgroup of its own,
 whose counter charges each window and whose freezer holds the contestant between windows
-(runner/cgroup.py), a uid leased for the job (runner/sandbox/uids.py: RLIMIT_NPROC counts the job's own
+(runner/sandbox/cgroup.py), a uid leased for the job (runner/sandbox/uids.py: RLIMIT_NPROC counts the job's own
 processes, and "nothing outlives the job" is checkable), and judges forked from the fork server. A host
 that cannot give those still judges, but more weakly: CPU time read from /proc, which misses a helper the
 kernel reaps by itself and can miss one that runs between the judge's SIGSTOPs (docs/harness.md), and no
@@ -76,7 +76,7 @@ def why_not_ready(sandbox: str, device: str) -> str | None:
 
 def cgroup_problem() -> str | None:
     """Why this process cannot make a job's cgroup, found by making one (and removing it); None when it can."""
-    from runner import cgroup
+    from runner.sandbox import cgroup
 
     made = cgroup.create()
     if made is not None:

@@ -25,7 +25,7 @@ import yaml
 from runner.problem import RANKINGS
 
 # The files of a GPU MODE run that this platform supplies itself: the submission, the harness (its eval.py)
-# and the helpers (its utils.py; runner/submission_utils.py is this platform's own, written here).
+# and the helpers (its utils.py; runner/contestant/utils.py is this platform's own, written here).
 SUPPLIED = {"submission.py", "eval.py", "utils.py"}
 TEMPLATE_NAMES = {
     "Python": "pytorch.py",

@@ -21,7 +21,7 @@ from typing import Any
 from runner.spec import RunReport, report_problems
 
 # Per field name; any other string is capped at TEXT_CAP. The judge keeps 32 KiB of each end of the output
-# (runner/judge/proxy.py), which escaping may lengthen up to four times.
+# (runner/judge/contestant_process.py), which escaping may lengthen up to four times.
 CAPS = {
     "logs": 256 * 1024,
     "text": 256 * 1024,

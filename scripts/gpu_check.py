@@ -80,8 +80,8 @@ def device_facts() -> dict:
     import torch
     import triton
 
-    from runner import envinfo
     from runner.floors import device_kind_from_name, flush_bytes, kind_mismatch
+    from runner.judge import envinfo
 
     name = torch.cuda.get_device_name()
     props = torch.cuda.get_device_properties(0)

@@ -55,13 +55,13 @@ def _judges_only_where_marked(request, monkeypatch):
 
 @pytest.fixture
 def job_cgroups():
-    """The judge charges CPU time from the job's cgroup (runner/cgroup.py) under bubblewrap, which needs a
+    """The judge charges CPU time from the job's cgroup (runner/sandbox/cgroup.py) under bubblewrap, which needs a
     writable cgroup v2 hierarchy: root on most hosts. Skips, naming what is missing, where there is none;
     fails under CI."""
     import os
     import shutil
 
-    from runner import cgroup
+    from runner.sandbox import cgroup
 
     made = cgroup.create()
     why = ""

@@ -85,7 +85,7 @@ class _Heartbeat:
                 "submission %s is not visible to the heartbeat; it stops beating", self.submission_id
             )
             return
-        from runner import leash
+        from runner.wire import leash
 
         let_go = leash.cut_all()
         logger.warning(

@@ -4,7 +4,7 @@
 
 The request (the JobSpec, the job directory, the run seed and the report key) arrives on stdin: neither
 secret is ever in argv, the environment or a file. The report goes out on stdout in frames signed with the
-key (runner/seal.py); anything else the judge's libraries print goes to stderr. The judge starts the
+key (runner/wire/seal.py); anything else the judge's libraries print goes to stderr. The judge starts the
 contestant in its sandbox first, and only then imports torch and the problem, so that the two processes'
 start-up overlaps.
 """
@@ -20,12 +20,13 @@ import time
 import traceback
 from pathlib import Path
 
-from runner import freeze, leash, seal, textsafe
+from runner import textsafe
 from runner.judge.blame import submissions_doing
-from runner.judge.proxy import Contestant
+from runner.judge.contestant_process import ContestantProcess
 from runner.limits import Limits
-from runner.sandbox import Job
+from runner.sandbox import Job, freeze
 from runner.spec import JobSpec, RunReport, Verdict
+from runner.wire import leash, seal
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 _contestant_started = False  # from here on, a failure of the judge may be the submission's doing
@@ -51,7 +52,7 @@ def main() -> None:
     # an orphan is reparented here, where it is frozen and its CPU time charged like the rest.
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     out = _private_report_stream()
-    # The request is the first line; a worker that holds the leash keeps stdin open after it (runner/leash.py).
+    # The request is the first line; a worker that holds the leash keeps stdin open after it (runner/wire/leash.py).
     request = json.loads(sys.stdin.buffer.readline())
     if request.get("leash_s"):
         leash.watch(sys.stdin.fileno(), float(request.pop("leash_s")), int(request.pop("parent")))
@@ -132,10 +133,11 @@ def run_job(
     )
     global _contestant_started
     _contestant_started = True  # the sandbox starts it now: from here its doings can reach the judge
-    contestant = Contestant(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
+    contestant = ContestantProcess(job, spec.sandbox, limits, time.monotonic() + limits.wall_s)
     import torch
 
-    from runner import envinfo, readiness
+    from runner import readiness
+    from runner.judge import envinfo
     from runner.judge.loop import Judge
 
     # The judge's work (fresh inputs, the reference, checks) happens while the contestant is stopped, so

@@ -17,19 +17,20 @@ from typing import Any
 
 import torch
 
-from runner import cgroup, envinfo, freeze, handshake
-from runner.devmem import SlotArena
 from runner.floors import device_kind_from_name, floor_seconds, flush_bytes, kind_mismatch
+from runner.judge import envinfo
+from runner.judge.contestant_process import ContestantProcess, Stop
 from runner.judge.profile import profile_of
-from runner.judge.proxy import Contestant, Stop
 from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild, slot_bytes
+from runner.judge.timing import StoppingRule, Windows
 from runner.judge.verdict import summarize
 from runner.problem import Case, Problem, call_seed, load_problem
-from runner.sandbox import Job
+from runner.sandbox import Job, cgroup, freeze
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
-from runner.timing import StoppingRule, Windows
-from runner.transport import arena_bytes, same_bits, tensors_of
 from runner.vocabulary import DEVICE_KINDS, PROFILE_CALLS, CaseKind, Mode, case_plan
+from runner.wire import handshake
+from runner.wire.devmem import SlotArena
+from runner.wire.transport import arena_bytes, same_bits, tensors_of
 
 ARENA_CAP = 256 << 20  # the most memory one window's slots may take
 MAX_SLOTS = 2048  # and the most calls one window may hold
@@ -115,12 +116,12 @@ def _text(value: Any) -> str:
 
 
 # Told of each case as it finishes: (done, total, the case's result). The judge's process writes a signed
-# `case` frame for it (runner/seal.py), which the caller may show while the run goes on.
+# `case` frame for it (runner/wire/seal.py), which the caller may show while the run goes on.
 OnCase = Callable[[int, int, CaseResult], None]
 
 
 class Judge:
-    def __init__(self, spec: JobSpec, job: Job, contestant: Contestant, on_case: OnCase | None = None):
+    def __init__(self, spec: JobSpec, job: Job, contestant: ContestantProcess, on_case: OnCase | None = None):
         self.spec = spec
         self.on_case = on_case
         self.job = job
@@ -145,7 +146,7 @@ class Judge:
         self.platform_fault = False
         self.frozen: list[int] = []
         self.cgroup: Path | None = (
-            None  # the job's cgroup once the contestant's processes are in it (runner/cgroup.py)
+            None  # the job's cgroup once the contestant's processes are in it (runner/sandbox/cgroup.py)
         )
         self.cgroup_refused: str | None = None  # why they could not be moved into it, for the report
         self._cpu_frozen: tuple[float, set[int]] | None = None  # the tree's CPU reading when last frozen
@@ -575,7 +576,7 @@ class Judge:
                 estimate = elapsed / k
                 continue
             # On a CPU a window costs at least its CPU time over the job's thread allowance: work spread
-            # over more threads or processes than allowed buys nothing (runner/freeze.py).
+            # over more threads or processes than allowed buys nothing (runner/sandbox/freeze.py).
             windows.add(elapsed, k, energy, cpu_s=None if cpu is None else cpu / self.spec.threads)
             estimate = windows.mean
             if time.monotonic() > self.deadline:
@@ -668,7 +669,7 @@ class Judge:
     def _cpu_since(self, before: tuple[float, set[int]]) -> float:
         """The contestant's CPU seconds since `before`. From the cgroup: exact, whatever its processes did.
         From /proc: a process that ended meanwhile is known to the clock tick only, so it is charged a tick
-        more; the CPU time of one the kernel reaped by itself is not seen (runner/cgroup.py)."""
+        more; the CPU time of one the kernel reaped by itself is not seen (runner/sandbox/cgroup.py)."""
         cpu0, alive0 = before
         if self.cgroup:
             return cgroup.cpu_seconds(self.cgroup) - cpu0

@@ -26,9 +26,9 @@ def serve(fd: int) -> None:
     # thread pool exists to be lost in a fork.
     import torch  # noqa: F401
 
-    import runner.contestant  # noqa: F401
-    import runner.envinfo  # noqa: F401
+    import runner.contestant.harness  # noqa: F401
     import runner.judge.__main__  # noqa: F401
+    import runner.judge.envinfo  # noqa: F401
     import runner.judge.loop  # noqa: F401
     import runner.sandbox.stem  # noqa: F401
 

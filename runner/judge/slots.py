@@ -1,8 +1,8 @@
 """Where each call's inputs and outputs live while the contestant runs: the slots of one case.
 
 On a CPU every slot of a window is laid out at once in a memfd arena of the case's own that both processes
-map (runner/transport.py); on a GPU one slot, rewritten for each call, in the job's device allocation
-(runner/devmem.py). The judge keeps views of every slot and its own private copies of every input it hands
+map (runner/wire/transport.py); on a GPU one slot, rewritten for each call, in the job's device allocation
+(runner/wire/devmem.py). The judge keeps views of every slot and its own private copies of every input it hands
 out, never in an arena.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import torch
 
-from runner.devmem import SlotArena
-from runner.transport import CpuArena, TensorRef, arena_bytes, replace_tensors, tensors_of
+from runner.wire.devmem import SlotArena
+from runner.wire.transport import CpuArena, TensorRef, arena_bytes, replace_tensors, tensors_of
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runner.judge.timing import score
 from runner.spec import CaseResult
-from runner.timing import score
 from runner.vocabulary import CaseStatus, Mode, Verdict, scored_kind
 
 

@@ -57,8 +57,8 @@ class Sandbox:
         import json
         import threading
 
-        from runner import leash
         from runner.sandbox import launch
+        from runner.wire import leash
 
         held = leash.leash_s()
         parent = os.getpid()

@@ -327,7 +327,7 @@ class BwrapSandbox(Sandbox):
 
     def start(self, job: Job, argv: list[str], pass_fds: tuple[int, ...], stdout: int) -> Process:
         uid = self.job_uid(job)
-        if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant"]:
+        if self.tool == "bwrap" and uid is not None and argv[:2] == ["-m", "runner.contestant.harness"]:
             forked = stem.take()  # a served judge's stem (runner/judge/served.py): no interpreter to start
             if forked is not None:
                 return self._start_from_stem(forked, job, uid, pass_fds[0], stdout)
@@ -428,7 +428,7 @@ def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30
     """The pid of the holder's program once bwrap has built the sandbox and exec'd it."""
     import time
 
-    from runner import freeze
+    from runner.sandbox import freeze
 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -449,7 +449,7 @@ def _wait_for_program(holder: subprocess.Popen, comm: str, timeout_s: float = 30
 def _is_program_of(pid: int, holder: int) -> bool:
     """Whether `pid` is still the holder's program: checked after a pidfd was opened on it, so that the
     pidfd holds that process and no other that took its pid."""
-    from runner import freeze
+    from runner.sandbox import freeze
 
     try:
         with open(f"/proc/{pid}/comm", "rb") as f:
@@ -563,7 +563,7 @@ class ForkedContestant:
         delay = 0.0005
         while (code := self.poll()) is None:
             if deadline is not None and time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired("runner.contestant", timeout or 0)
+                raise subprocess.TimeoutExpired("runner.contestant.harness", timeout or 0)
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
         return code

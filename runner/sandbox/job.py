@@ -19,7 +19,7 @@ RUNNER_ROOT = Path(__file__).resolve().parent.parent.parent  # the folder that h
 @dataclass
 class Job:
     """The job's own directory: the submission, task.py, and a writable scratch folder; and on a CPU the
-    job's cgroup, where the host gives one (runner/cgroup.py)."""
+    job's cgroup, where the host gives one (runner/sandbox/cgroup.py)."""
 
     dir: Path
     submission: Path

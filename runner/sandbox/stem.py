@@ -8,7 +8,7 @@ its only program (the holder), and hands the stem a pidfd on the holder, the job
 environment, and the contestant's two descriptors. The stem then joins the holder's namespaces (mount, pid, network,
 IPC, UTS, cgroup, and the user namespace last, since joining it gives up every capability outside it),
 drops every capability, sets no-new-privileges and the job's uid, and forks: the child is born in the
-sandbox's pid namespace and runs runner.contestant as `python -m runner.contestant` would. The stem waits
+sandbox's pid namespace and runs runner.contestant.harness as `python -m runner.contestant.harness` would. The stem waits
 for it and exits with its status, as bwrap's reaper does (128+N for a death by signal N).
 
 What the contestant gets is therefore the exec'd contestant's sandbox, joined instead of entered: the same
@@ -196,7 +196,7 @@ def _contestant(order: dict, control_fd: int) -> None:
         sys.path_importer_cache.clear()
         importlib.invalidate_caches()
         _reseed()
-        from runner import contestant
+        from runner.contestant import harness as contestant
 
         sys.argv = [contestant.__file__, str(control_fd)]
         contestant.main()

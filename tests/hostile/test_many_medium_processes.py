@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from runner import cgroup
+from runner.sandbox import cgroup
 from tests.hostile.judging import attack, expect
 
 SOURCE = attack("""

@@ -147,7 +147,7 @@ def custom_kernel(data):
 """
 )
 
-# AUTOREAPED_WORKER whose processes first try to leave the job's cgroup (runner/cgroup.py): each writes itself
+# AUTOREAPED_WORKER whose processes first try to leave the job's cgroup (runner/sandbox/cgroup.py): each writes itself
 # into every cgroup.procs it can find (cgroup2 mounts, their roots and its own cgroup's ancestors). Out of it,
 # its work would be charged nowhere.
 CGROUP_ESCAPE = (
@@ -275,7 +275,7 @@ def custom_kernel(data):
 _BAD_REPLY = (
     WRAP
     + """
-import runner.channel as _channel
+import runner.wire.channel as _channel
 
 _send = _channel.Channel._send_frame
 
@@ -305,7 +305,7 @@ BAD_REPLIES = {
 EXTRA_ALIASES = (
     WRAP
     + """
-import __main__ as _harness  # the contestant runs as `python -m runner.contestant`
+import __main__ as _harness  # the contestant runs as `python -m runner.contestant.harness`
 
 _store = _harness.Harness.store
 
@@ -355,13 +355,13 @@ custom_kernel = _honest_kernel
 """
 )
 
-# The harness's go/done handshake, broken from inside the contestant (runner/handshake.py): a loop that
+# The harness's go/done handshake, broken from inside the contestant (runner/wire/handshake.py): a loop that
 # answers a window without waiting for each call's go (as every harness did on a CPU before issue 27), and
 # a kernel that says done for calls it was never given.
 HANDSHAKE = {
     "no_go": WRAP
     + """
-import __main__ as _harness  # the contestant runs as `python -m runner.contestant`
+import __main__ as _harness  # the contestant runs as `python -m runner.contestant.harness`
 
 _run = _harness.Harness.run
 _harness.Harness.run = lambda self, k, per_call, noop, profile=False: _run(self, k, False, noop, profile)
@@ -369,7 +369,7 @@ custom_kernel = _honest_kernel
 """,
     "done_ahead": WRAP
     + """
-import runner.handshake as _handshake
+import runner.wire.handshake as _handshake
 
 _post = _handshake.Control.post
 
@@ -391,11 +391,11 @@ HUGE_PROFILE_NUMBER = (
     + """
 import sys as _sys
 
-# the harness's module: `__main__` under `none`, runner.contestant where the fork server started it
+# the harness's module: `__main__` under `none`, runner.contestant.harness where the fork server started it
 _harness = next(
     m
     for m in list(_sys.modules.values())
-    if getattr(m, "__name__", "") in ("__main__", "runner.contestant")
+    if getattr(m, "__name__", "") in ("__main__", "runner.contestant.harness")
     and isinstance(getattr(m, "OperatorProfile", None), type)
 )
 _table = _harness.OperatorProfile.table

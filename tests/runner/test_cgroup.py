@@ -1,4 +1,4 @@
-"""The job's cgroup (runner/cgroup.py): the CPU time of every process that was in it, those the kernel reaped
+"""The job's cgroup (runner/sandbox/cgroup.py): the CPU time of every process that was in it, those the kernel reaped
 by itself included, every live process listed whatever its parent, and nothing left once it is removed."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 import time
 from dataclasses import replace
 
-from runner import cgroup
 from runner.limits import limits_for
+from runner.sandbox import cgroup
 
 # Once told to go (it is in the cgroup by then), three children that each burn 0.2 s of CPU and are reaped by
 # the kernel (SIGCHLD ignored), and a grandchild orphaned by its parent's exit; then it waits to be killed.

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from runner import JobSpec, execute
-from runner.contestant import build_tools
+from runner.contestant.harness import build_tools
 from tests.runner import golden
 
 

@@ -193,7 +193,7 @@ def test_a_judge_whose_caller_goes_is_killed():
 def test_without_the_server_the_contestant_is_exec_d(monkeypatch):
     monkeypatch.setenv("RUNNER_FORKSERVER", "0")
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
-    assert "-m runner.contestant" in report.logs and "runner.judge.served" not in report.logs
+    assert "-m runner.contestant.harness" in report.logs and "runner.judge.served" not in report.logs
 
 
 def test_a_server_that_cannot_start_leaves_the_job_to_an_exec_d_judge(monkeypatch):
@@ -203,7 +203,7 @@ def test_a_server_that_cannot_start_leaves_the_job_to_an_exec_d_judge(monkeypatc
         server.proc.wait()
     monkeypatch.setattr(launch, "RUNNER_ROOT", Path("/nonexistent/kernelboard"))  # a broken install
     report = run('print("CMDLINE", open("/proc/self/cmdline").read().replace("\\0", " "))\n' + CORRECT)
-    assert "-m runner.contestant" in report.logs and os.getpid() not in launch._servers
+    assert "-m runner.contestant.harness" in report.logs and os.getpid() not in launch._servers
 
 
 TRACES_ITSELF = """

@@ -1,4 +1,4 @@
-"""Freezing the contestant's tree (runner/freeze.py), with real processes and no judge."""
+"""Freezing the contestant's tree (runner/sandbox/freeze.py), with real processes and no judge."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import freeze
+from runner.sandbox import freeze
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,7 +60,7 @@ FREEZE_BUSY = """
 import os, subprocess
 import pytest
 
-from runner import freeze
+from runner.sandbox import freeze
 busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(os.cpu_count() + 1)]
 frozen, moved = [], 0
 for _ in range(200):
@@ -96,7 +96,7 @@ SETTLE_ANOTHER_UID = """
 import os, subprocess
 import pytest
 
-from runner import freeze
+from runner.sandbox import freeze
 
 def as_other():
     os.setgid(61234)
@@ -154,7 +154,7 @@ int main(void) {
 
 FREEZE_VFORK = """
 import os, signal, subprocess, sys, time
-from runner import freeze
+from runner.sandbox import freeze
 def as_other():
     os.setgid(61234)
     os.setuid(61234)
@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
 
 FREEZE_VFORK_ESCAPE = """
 import mmap, os, signal, subprocess, sys, time
-from runner import freeze
+from runner.sandbox import freeze
 counter = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4096)
 program = subprocess.Popen([sys.argv[1], sys.argv[2]])
 time.sleep(2.0)

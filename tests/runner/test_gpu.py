@@ -89,7 +89,7 @@ def test_slot_memory_is_an_allocation_of_its_own():
 
     import torch
 
-    from runner.devmem import SlotArena
+    from runner.wire.devmem import SlotArena
 
     arena = SlotArena.allocate(3 << 20)
     judges = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in (512, 1 << 20, 5 << 20)]

@@ -10,8 +10,8 @@ import math
 
 import pytest
 
-from runner.envinfo import Nvml, nvml_keys
 from runner.floors import device_kind_from_name, floor_seconds, flush_bytes, kind_mismatch, part_from_name
+from runner.judge.envinfo import Nvml, nvml_keys
 from runner.vocabulary import DEVICE_KINDS, PARTS
 
 

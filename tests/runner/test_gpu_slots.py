@@ -1,6 +1,6 @@
 """The GPU slots' layout and the GPU clock's arithmetic, checked on the CPU (docs/harness.md, "GPU slots").
 
-No GPU here: where the judge's slot memory would be one device allocation (runner/devmem.py's
+No GPU here: where the judge's slot memory would be one device allocation (runner/wire/devmem.py's
 `SlotArena.allocate`, the driver's cuMemAlloc), these tests give `SlotArena` a CPU buffer instead, and where
 the judge would ask torch for the GPU's name, `check_device` is handed one. Everything else is the real code:
 the layout, the views both processes make, the judge's sizing of the slots from real problems' inputs.
@@ -9,15 +9,15 @@ the layout, the views both processes make, the judge's sizing of the slots from 
 import pytest
 import torch
 
-from runner.devmem import SlotArena
+from runner.judge.contestant_process import Stop
 from runner.judge.loop import END_PROBE_BYTES, Judge, watched
-from runner.judge.proxy import Stop
 from runner.judge.slots import clone, lay_out, slot_bytes
+from runner.judge.timing import ENERGY_MIN_S, Windows
 from runner.problem import load_problem
 from runner.spec import JobSpec
-from runner.timing import ENERGY_MIN_S, Windows
-from runner.transport import ALIGN, TensorRef, tensors_of
 from runner.vocabulary import CaseKind
+from runner.wire.devmem import SlotArena
+from runner.wire.transport import ALIGN, TensorRef, tensors_of
 
 
 def stand_in(size: int) -> SlotArena:
@@ -155,7 +155,7 @@ def test_energy_is_reported_only_over_enough_metered_time():
 
 
 def test_an_ipc_handle_travels_whole_nuls_and_all():
-    from runner.devmem import _Handle
+    from runner.wire.devmem import _Handle
 
     raw = bytes([0, 1, 0, 255] * 16)  # CUDA's handles hold NULs: a C string would cut it at the first
     assert _Handle.of(raw).raw() == raw

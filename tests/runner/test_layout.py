@@ -90,6 +90,58 @@ def test_the_runner_has_no_import_circle():
     assert not found, "import circles in runner/: " + "; ".join(" -> ".join(g) for g in found)
 
 
+# The rooms of runner/ (docs/architecture.md) and what each may import besides itself: the untrusted process
+# and the wire it talks over stand on nothing trusted, the sandbox never reaches into the judge, and only
+# the entry points start a judge.
+ROOMS = {
+    "runner.contestant": {"runner.wire", "runner.floors", "runner.vocabulary"},
+    "runner.wire": {"runner.settings"},
+    "runner.sandbox": {
+        "runner.contestant",
+        "runner.wire",
+        "runner.limits",
+        "runner.problem",
+        "runner.settings",
+        "runner.spec",
+        "runner.vocabulary",
+        "runner.gpumode",
+    },
+    "runner.judge": {
+        "runner.contestant",
+        "runner.wire",
+        "runner.sandbox",
+        "runner.floors",
+        "runner.limits",
+        "runner.problem",
+        "runner.readiness",
+        "runner.settings",
+        "runner.spec",
+        "runner.textsafe",
+        "runner.vocabulary",
+        "runner.gpumode",
+    },
+}
+ENTRY_POINTS = {"runner", "runner.__main__", "runner.cli", "runner.bench", "runner.pytest_plugin"}
+
+
+def room(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and ".".join(parts[:2]) in ROOMS else module
+
+
+def test_each_room_imports_only_what_it_may():
+    edges = graph()
+    crossing = {
+        (a, b)
+        for a, targets in edges.items()
+        for b in targets
+        if room(a) in ROOMS and room(b) != room(a) and room(b) not in ROOMS[room(a)]
+    }
+    assert not crossing, sorted(crossing)
+    callers = {a for a, targets in edges.items() if "runner.caller" in targets}
+    assert callers <= ENTRY_POINTS, callers - ENTRY_POINTS
+
+
 def test_the_circle_finder_finds_a_circle_through_a_lazy_import():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(edges) == [["a", "b", "c"]]

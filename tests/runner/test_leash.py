@@ -1,4 +1,4 @@
-"""A judge never outlives, nor runs on beside, its worker (runner/leash.py).
+"""A judge never outlives, nor runs on beside, its worker (runner/wire/leash.py).
 
 A stand-in worker (a Python process that calls runner.execute) judges a kernel that sleeps; the test kills
 or freezes that worker and watches the judge and its contestant go.
@@ -36,7 +36,7 @@ WORKER = textwrap.dedent(
     from runner.spec import JobSpec
 
     import signal
-    from runner import leash
+    from runner.wire import leash
 
     # SIGUSR1 stands for the heartbeat thread finding the submission taken back.
     signal.signal(signal.SIGUSR1, lambda *_: print("let go:", leash.cut_all(), flush=True))

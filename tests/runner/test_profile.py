@@ -217,7 +217,7 @@ esac
 
 
 def test_nsight_compute_gives_each_case_a_text_and_a_safe_csv_with_the_speed_of_light(tmp_path, monkeypatch):
-    from runner import contestant
+    from runner.contestant import harness as contestant
 
     (tmp_path / "ncu").write_text(FAKE_NCU)
     (tmp_path / "ncu").chmod(0o755)

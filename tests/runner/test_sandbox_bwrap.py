@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import JobSpec, execute, freeze
+from runner import JobSpec, execute
 from runner.limits import limits_for, name_limit
-from runner.sandbox import RUNNER_ROOT, Job, get_sandbox, launch, uids
+from runner.sandbox import RUNNER_ROOT, Job, freeze, get_sandbox, launch, uids
 from runner.sandbox.bwrap import BwrapSandbox, bwrap_argv
 
 CORRECT = (RUNNER_ROOT / "problems/vectoradd/templates/pytorch.py").read_text()
@@ -56,7 +56,7 @@ def make_job(root: Path, device: str = "cpu") -> Job:
 def test_the_command_line_unshares_everything_and_binds_only_the_runtime_and_the_job(own_sandbox_space):
     job = make_job(own_sandbox_space)
     (job.dir / ".sandbox-etc").mkdir()
-    argv = bwrap_argv(job, ["-m", "runner.contestant", "5"], uid=61003, runtime=["/opt/py"])
+    argv = bwrap_argv(job, ["-m", "runner.contestant.harness", "5"], uid=61003, runtime=["/opt/py"])
     text = " ".join(argv)
     for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"):
         assert flag in argv
@@ -72,7 +72,7 @@ def test_the_command_line_unshares_everything_and_binds_only_the_runtime_and_the
         "--size",
         str(job.limits.scratch_bytes),
     ]
-    assert "--remount-ro /" in text and argv[-4:] == [argv[-4], "-m", "runner.contestant", "5"]
+    assert "--remount-ro /" in text and argv[-4:] == [argv[-4], "-m", "runner.contestant.harness", "5"]
 
 
 @needs_root_and_bwrap

@@ -1,4 +1,4 @@
-"""The judge's signed stream (runner/seal.py): the strict `read` of the whole stream, and the incremental
+"""The judge's signed stream (runner/wire/seal.py): the strict `read` of the whole stream, and the incremental
 `Reader` that shows the case frames while the judge runs. Both must believe only what the key signed, in
 its order; a forged, reordered, replayed, truncated or trailing byte makes the whole stream untrusted."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from runner import seal
+from runner.wire import seal
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(32)

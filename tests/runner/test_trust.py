@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from runner import JobSpec, execute
+from runner.judge.timing import geometric_mean
 from runner.problem import list_problems
 from runner.sandbox import get_sandbox, launch
-from runner.timing import geometric_mean
 from tests.runner import attacks, golden
 from tests.runner.test_solutions import describe
 
@@ -103,7 +103,7 @@ def test_a_malformed_reply_is_the_submissions_failure(problem, shape):
 @pytest.mark.parametrize("attack", sorted(attacks.HANDSHAKE))
 @pytest.mark.parametrize("problem", list_problems())
 def test_a_harness_that_breaks_the_go_done_handshake_is_out_of_protocol(problem, attack):
-    """Each call waits for its own go and says done once (runner/handshake.py); a harness that answers a
+    """Each call waits for its own go and says done once (runner/wire/handshake.py); a harness that answers a
     window at once, or a done for a call not yet given, ends the run `failed`, soon, not as a timeout."""
     report = judge(problem, attacks.HANDSHAKE[attack], call_s=30)
     assert report.verdict == "failed" and not report.platform_fault, describe(report)

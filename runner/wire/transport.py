@@ -3,7 +3,7 @@
 The judge lays a case's tensors out in an arena and sends the contestant a *skeleton*: the case's data
 structure with each tensor replaced by a `TensorRef`, an offset into the arena. On a CPU the arena is a
 memfd that both processes map, one per case; on a GPU it is one device allocation per job, shared through
-CUDA IPC (runner/devmem.py). The contestant only ever gets views of the judge's slots; the judge keeps
+CUDA IPC (runner/wire/devmem.py). The contestant only ever gets views of the judge's slots; the judge keeps
 private copies of every input it hands out, elsewhere.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from runner.channel import sealed_memfd
+from runner.wire.channel import sealed_memfd
 
 ALIGN = 4096  # page-aligned slots: no two tensors share a cache line or a page
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from runner.transport import ALIGN, TensorRef, dtype_from_name, place
+from runner.wire.transport import ALIGN, TensorRef, dtype_from_name, place
 
 _IPC_LAZY_ENABLE_PEER_ACCESS = 1
 GRANULE = 2 << 20  # the driver's page for device memory: the slots round up to it, sharing no page

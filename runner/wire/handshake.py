@@ -112,7 +112,7 @@ class Control:
 
 
 def control_fd() -> int:
-    """A fresh page for the counters, sealed against shrinking (runner.channel.sealed_memfd)."""
-    from runner.channel import sealed_memfd
+    """A fresh page for the counters, sealed against shrinking (runner.wire.channel.sealed_memfd)."""
+    from runner.wire.channel import sealed_memfd
 
     return sealed_memfd("kernelboard-control", mmap.PAGESIZE)

@@ -9,7 +9,7 @@ Between windows the judge writes fresh inputs and reads the outputs. With the wh
 change an output after it stopped. Read from /proc, which the contestant cannot fake. A SIGCONT undoes a
 SIGSTOP, and the submission can arrange one (a timer): an honest tree shows no CPU time at all between a
 freeze and the next thaw, so the judge fails a run whose tree does; where the job has a cgroup it freezes
-with the cgroup's freezer instead, which nothing the tree arranged can undo (runner/cgroup.py).
+with the cgroup's freezer instead, which nothing the tree arranged can undo (runner/sandbox/cgroup.py).
 """
 
 from __future__ import annotations

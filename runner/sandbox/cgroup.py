@@ -1,6 +1,6 @@
 """The job's cgroup (cgroup v2): every process the contestant ever ran, counted by the kernel.
 
-Reading the contestant's CPU time from /proc (runner/freeze.py) misses two things a submission controls. A
+Reading the contestant's CPU time from /proc (runner/sandbox/freeze.py) misses two things a submission controls. A
 process's CPU time reaches its parent's account only when the parent waits for it: a child the kernel reaps
 by itself (its parent ignores SIGCHLD or set SA_NOCLDWAIT) takes its CPU time with it, so a helper that
 worked before a window and is killed inside it lowers the window's charge, and workers forked and ended

@@ -4,7 +4,7 @@ Everything here runs beside untrusted code and so decides nothing. It validates 
 that honest mistakes get clear messages, but the judge re-checks every byte it is given, keeps the clock,
 and believes no number sent from here.
 
-    python -m runner.contestant FD      (FD: the control socket, inherited from the judge)
+    python -m runner.contestant.harness FD      (FD: the control socket, inherited from the judge)
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import sys
 import traceback
 from typing import Any
 
-from runner import handshake
-from runner.channel import Channel, ChannelClosed
-from runner.transport import CpuArena, TensorRef, replace_tensors, tensors_of
+from runner.wire import handshake
+from runner.wire.channel import Channel, ChannelClosed
+from runner.wire.transport import CpuArena, TensorRef, replace_tensors, tensors_of
 
 
 def describe(value: Any) -> str:
@@ -121,7 +121,7 @@ class Harness:
         self.channel = channel
         self.device = hello["device"]
         self.kernel: Any = None
-        self.arena: Any = None  # the case's CpuArena, or on a GPU the job's SlotArena (runner/devmem.py)
+        self.arena: Any = None  # the case's CpuArena, or on a GPU the job's SlotArena (runner/wire/devmem.py)
         self.old_arenas: list[CpuArena] = []
         self.inputs: list[Any] = []
         self.outputs: list[list[Any]] = []
@@ -141,8 +141,8 @@ class Harness:
         self.kernel = kernel
 
     def attach_slots(self, message: dict[str, Any]) -> None:
-        """On a GPU: map the job's slot memory, once, before the import (runner/devmem.py)."""
-        from runner.devmem import SlotArena
+        """On a GPU: map the job's slot memory, once, before the import (runner/wire/devmem.py)."""
+        from runner.wire.devmem import SlotArena
 
         self.arena = SlotArena.attach(message["handle"], message["size"])
 
@@ -207,7 +207,7 @@ class Harness:
 
     def run(self, k: int, per_call: bool, noop: bool, profile: bool = False) -> dict[str, Any]:
         """Call custom_kernel on slots 0..k-1, each after its own go (per_call: the judge reveals one
-        input at a time, runner/handshake.py): spinning on a GPU, asleep on a CPU, where spinning would be
+        input at a time, runner/wire/handshake.py): spinning on a GPU, asleep on a CPU, where spinning would be
         charged as the kernel's CPU time. With `profile`, each call runs under the torch profiler and the
         reply carries the per-operator table."""
         aliases = []
@@ -322,13 +322,13 @@ def nsight_summary(data: Any, device: str) -> dict[str, str] | None:
 
     with tempfile.TemporaryDirectory() as scratch:
         saved, report = os.path.join(scratch, "input.pt"), os.path.join(scratch, "call")
-        # clones: a slot's view would save the whole allocation of the job's slots (runner/devmem.py)
+        # clones: a slot's view would save the whole allocation of the job's slots (runner/wire/devmem.py)
         torch.save(replace_tensors(data, lambda t: t.clone()), saved)
         profile = [ncu, "--section", "SpeedOfLight", "--target-processes", "all", "--export", report, "-f"]
         profile += [
             sys.executable,
             "-m",
-            "runner.contestant",
+            "runner.contestant.harness",
             "--replay",
             sys.modules["submission"].__file__ or "",
         ]

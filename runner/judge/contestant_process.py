@@ -14,11 +14,11 @@ import threading
 import time
 from typing import Any
 
-from runner import freeze, handshake
-from runner.channel import Channel, ChannelClosed, ProtocolError
 from runner.limits import Limits
-from runner.sandbox import Job, get_sandbox, stem
+from runner.sandbox import Job, freeze, get_sandbox, stem
 from runner.spec import Verdict
+from runner.wire import handshake
+from runner.wire.channel import Channel, ChannelClosed, ProtocolError
 
 LOG_KEEP = 32 * 1024  # bytes of the contestant's output kept at each end of the log
 
@@ -77,7 +77,7 @@ class ContestantLog:
         return lines[-1].strip() if lines else ""
 
 
-class Contestant:
+class ContestantProcess:
     """The sandboxed process that runs the submission, seen from the judge."""
 
     def __init__(self, job: Job, sandbox_name: str, limits: Limits, deadline: float):
@@ -86,12 +86,12 @@ class Contestant:
         self.sandbox = get_sandbox(sandbox_name)
         ours, theirs = socket.socketpair()
         self.channel = Channel(ours)
-        # go/done counters: one call's input revealed at a time, on every device (runner/handshake.py)
+        # go/done counters: one call's input revealed at a time, on every device (runner/wire/handshake.py)
         ctl_fd = handshake.control_fd()
         self.control = handshake.Control(ctl_fd)
         read_end, write_end = os.pipe()
         self.proc = self.sandbox.start(
-            job, ["-m", "runner.contestant", str(theirs.fileno())], (theirs.fileno(),), write_end
+            job, ["-m", "runner.contestant.harness", str(theirs.fileno())], (theirs.fileno(),), write_end
         )
         stem.discard()  # a served judge's stem that this backend did not take
         os.close(write_end)
