@@ -236,10 +236,56 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "leaderboard.server.views.csrf_failure"  # a page in the site's layout, in words
-# Log-in throttling (leaderboard/accounts/throttle.py): this many failures in the window, per username and
-# per address, and further log-ins are refused with 429 until the window ends. Counted in Django's cache.
+# Log-in throttling (leaderboard/accounts/throttle.py), counted in the cache below, so every web process
+# counts the same attempts: within the window, this many failed log-ins to one account from one address, to
+# one account from any address, or from one address to any accounts, and further log-ins there are refused
+# with 429 until the oldest failure leaves the window. One account's failures stop at the first limit, below
+# the address's, so they never lock out the others behind that address.
 LOGIN_MAX_FAILURES = _env_int("LOGIN_MAX_FAILURES", 10)
+LOGIN_MAX_ACCOUNT_FAILURES = _env_int("LOGIN_MAX_ACCOUNT_FAILURES", 50)
+LOGIN_MAX_ADDRESS_FAILURES = _env_int("LOGIN_MAX_ADDRESS_FAILURES", 50)
 LOGIN_FAILURE_WINDOW_S = _env_int("LOGIN_FAILURE_WINDOW_S", 15 * 60)
+
+# --- cache: shared by every process (the log-in throttle's counts, the pages' standings) -------------------
+# CACHE_URL: redis://HOST:PORT/DB (a database number of its own: clearing the cache empties that number), or
+# empty: the platform's own database (the table kernelboard_cache, made by `migrate`), which every web
+# process of the embedded default and of a cluster already shares, and which survives a restart. Never a
+# per-process memory cache: a throttle counted per process lets through a multiple of its limit.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+elif CACHE_URL in ("", "database"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "kernelboard_cache",
+            # Django culls a third of the entries past MAX_ENTRIES (300 by default), throttle counts
+            # included: a visitor could clear its own count by filling the cache.
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    }
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL={CACHE_URL!r}: expected redis://HOST:PORT/DB or empty (the database)"
+    )
+
+# --- email: password resets ----------------------------------------------------------------------------------
+# EMAIL_HOST set: sent through that SMTP server; else written to the web's log (the console backend), which
+# is where an embedded platform's operator finds a reset link to pass on.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = _env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _env_bool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+EMAIL_USE_SSL = _env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+EMAIL_TIMEOUT = _env_int("EMAIL_TIMEOUT_S", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "kernelboard <noreply@localhost>")
+PASSWORD_RESET_TIMEOUT = _env_int("PASSWORD_RESET_TIMEOUT_S", 3 * 3600)  # a reset link works this long
 
 # --- submissions -----------------------------------------------------------------------------------------
 SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 256 * 1024)
