@@ -14,6 +14,7 @@ urlpatterns = [
     path("submit/", views.submit, name="submit"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),
     path("submissions/<int:submission_id>/status.json", views.submission_status, name="submission_status"),
+    path("submissions/<int:submission_id>/cancel", views.submission_cancel_view, name="submission_cancel"),
     path("submissions/<int:submission_id>/source.py", views.submission_source, name="submission_source"),
     path(
         "submissions/<int:submission_id>/profile/<int:number>.csv",

@@ -19,20 +19,22 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from leaderboard.accounts.selectors import api_token_of, api_tokens_of
 from leaderboard.accounts.services import api_token_create, api_token_revoke
-from leaderboard.errors import NotFound, Refusal
+from leaderboard.errors import Conflict, NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
 from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
+    device_kind_statuses,
     live_progress,
     ranking_for_problem,
+    served_device_kinds,
     source_of,
     submission_queue_position,
     submission_queue_wait,
     typical_run_seconds,
 )
-from leaderboard.submissions.services import submission_create
+from leaderboard.submissions.services import submission_cancel, submission_create
 from leaderboard.web.access import can_see_profiles, can_see_source, can_see_submission, problem_deadline
 from leaderboard.web.code import highlight
 from leaderboard.web.editor import (
@@ -215,8 +217,12 @@ def submit(request: HttpRequest) -> HttpResponse:
                 except NotFound:
                     pass
         form = SubmitForm(initial=initial)
+    kinds = device_kind_statuses()
+    # Each device kind says, where it is chosen, whether a worker serves it now and how long a submission waits.
+    form.fields["device_kind"].choices = [(k.kind, f"{k.kind} ({k.words()})") for k in kinds]
     context = {
         "form": form,
+        "device_kinds": kinds,
         "prefilled": request.method == "GET" and bool(request.GET.get("problem") or request.GET.get("from")),
         "starts": submit_starts(request.user, form["problem"].value()),
         "limits": _limits_table(),
@@ -255,6 +261,8 @@ def _status(submission) -> dict:
         # A run of this problem and mode usually takes this long: the progress bar's scale.
         "typical_run_s": round(typical, 1) if typical is not None else None,
         "attempts": submission.attempts,
+        # Queued for a device kind that no worker serves now: it waits, or is taken off the queue in time.
+        "unserved": submission.state == State.QUEUED and submission.device_kind not in served_device_kinds(),
         "message": redact_paths(submission.message),
         "plan": case_counts(submission=submission),
         "wall_limit_s": MODE_LIMITS[submission.mode].wall_s,
@@ -324,6 +332,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "source": highlight(source.text, line_numbers=True, mark_line=error_line) if source else None,
         "error_line": error_line if source else None,
         "can_edit": editable_submission(request.user, submission.pk) is not None,
+        "can_cancel": submission.state == State.QUEUED and request.user.pk == submission.user_id,
         "source_meta": source,
         "deadline": problem_deadline(submission.problem_version.problem),
         "history": submission_history(submission=submission),
@@ -336,6 +345,21 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "profiles": profiles_of(run) if profiles_visible else [],
     }
     return render(request, "web/submission_detail.html", context)
+
+
+@login_required(login_url=LOGIN)
+@require_POST
+def submission_cancel_view(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """The author takes a queued submission off the queue (another user's is as absent as a missing one)."""
+    try:
+        submission_cancel(user=request.user, submission_id=submission_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except Conflict as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Submission #{submission_id} is cancelled: it will not be judged.")
+    return redirect("web:submission", submission_id=submission_id)
 
 
 @require_safe
@@ -441,6 +465,8 @@ def tokens(request: HttpRequest) -> HttpResponse:
             "new_token": request.session.pop(_TOKEN_SESSION_KEY, None),
             "tokens": api_tokens_of(user=request.user),
             "api_url": request.build_absolute_uri("/api/"),
+            # What KERNELBOARD_URL should be for the command line: this server, as the browser reached it.
+            "server_url": request.build_absolute_uri("/").rstrip("/"),
         },
     )
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from leaderboard.submissions.models import Submission
+from leaderboard.submissions.services import worker_beat
 
 TEMPLATE = "def custom_kernel(data):\n    A, B, C = data\n    return A + B\n"
 
@@ -60,6 +62,8 @@ def test_refusals_of_the_service_are_shown(as_user, alice, problems, settings):
     assert "CUDA submissions need a GPU" in response.content.decode()
     settings.SUBMISSION_MAX_IN_FLIGHT = 1
     settings.SUBMISSION_MAX_PER_HOUR = 0
+    # A worker serves cpu: queued submissions it cannot run would not count (test_nothing_traps_pages.py).
+    worker_beat(name="cpu@test", device_kinds=["cpu"], started_at=timezone.now())
     c = as_user(alice)
     assert c.post("/submit/", _form()).status_code == 302
     second = c.post("/submit/", _form())

@@ -37,6 +37,8 @@
     badge.textContent = s.state;
     badge.className = "badge " + s.state;
     text("live-state", s.state);
+    show("cancel-form", s.state === "queued");  // a worker took it: too late to cancel
+    show("live-unserved", !!s.unserved);
     show("live-queue", s.queue_position !== null);
     if (s.queue_position !== null) {
       text("live-position", s.queue_position);
