@@ -4,10 +4,15 @@
     kernelboard submit vectoradd my_kernel.py --device cpu --mode test --wait
     kernelboard submit vectoradd my_kernel.py --mode profile --profile-csv profiles/
     kernelboard status 12 --wait
+    kernelboard list --problem vectoradd
+    kernelboard show 12
+    kernelboard cancel 12
+    kernelboard devices
     kernelboard rankings vectoradd --device cpu
 
-The token comes from KERNELBOARD_TOKEN or ~/.config/kernelboard/config.toml (`token = "kb_..."`); the
-server from --url, KERNELBOARD_URL, the file's `url`, or http://127.0.0.1:8000.
+The token comes from KERNELBOARD_TOKEN or ~/.config/kernelboard/config.toml (`token = "kb_..."`), made on
+the server's page /account/tokens/; the server from --url, KERNELBOARD_URL, the file's `url`, or
+http://127.0.0.1:8000.
 Exit status: 0 done (a submission passed), 1 a submission did not pass, 2 a usage or server error,
 3 still not judged when --timeout ran out.
 """
@@ -42,9 +47,20 @@ def guess_language(source: str) -> str:
     return "pytorch"
 
 
+TOKEN_HELP = (
+    "Where the token goes: make one on the server's page {url}/account/tokens/ (signed in), then set "
+    'KERNELBOARD_TOKEN=kb_... or put `token = "kb_..."` (and `url = "..."`) in {path}.'
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="kernelboard", description="Submit kernels to a Kernelboard server."
+        prog="kernelboard",
+        description="Submit kernels to a Kernelboard server.",
+        epilog="The server: --url, else KERNELBOARD_URL, else the config file's `url`, else "
+        "http://127.0.0.1:8000. "
+        + TOKEN_HELP.format(url="SERVER", path=config_path())
+        + " Reading problems, rankings and device kinds needs no token.",
     )
     parser.add_argument("--url", help="the server (default: KERNELBOARD_URL or http://127.0.0.1:8000)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -59,9 +75,21 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--language", choices=LANGUAGES, help="default: guessed from the source")
     _wait_options(submit)
 
-    status = commands.add_parser("status", help="show a submission")
+    status = commands.add_parser("status", help="a submission's state, or its report once judged")
     status.add_argument("id", type=int)
     _wait_options(status)
+
+    listing = commands.add_parser("list", help="your latest submissions, newest first")
+    listing.add_argument("--problem", help="only this problem's")
+    listing.add_argument("--limit", type=int, default=20)
+
+    show = commands.add_parser("show", help="a submission in full: its details, attempts, and report")
+    show.add_argument("id", type=int)
+
+    cancel = commands.add_parser("cancel", help="take a queued submission off the queue")
+    cancel.add_argument("id", type=int)
+
+    commands.add_parser("devices", help="the device kinds: which a worker serves now, and the wait")
 
     rankings = commands.add_parser("rankings", help="show a problem's ranking on a device kind")
     rankings.add_argument("problem")
@@ -91,18 +119,19 @@ def main(argv: list[str] | None = None) -> int:
             return _problems(client)
         if args.command == "rankings":
             return _rankings(client, args)
+        if args.command == "devices":
+            return _devices(client)
         if not config.token:
             print(
-                'kernelboard: no API token. Set KERNELBOARD_TOKEN, or put `token = "kb_..."` in '
-                f"{config_path()}. An admin makes one with `python manage.py create_api_token USERNAME`.",
+                "kernelboard: no API token. " + TOKEN_HELP.format(url=config.url, path=config_path()),
                 file=sys.stderr,
             )
             return 2
-        if args.command == "submit":
-            return _submit(client, args)
-        return _status(client, args)
+        return COMMANDS[args.command](client, args)
     except ApiError as exc:
         print(f"kernelboard: {exc.message}", file=sys.stderr)
+        if exc.status == 401:
+            print("kernelboard: " + TOKEN_HELP.format(url=config.url, path=config_path()), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
@@ -110,6 +139,63 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+
+
+def _devices(client: ApiClient) -> int:
+    kinds = client.get("/api/device-kinds")
+    width = max((len(k["name"]) for k in kinds), default=0)
+    for k in kinds:
+        print(f"{k['name']:<{width}}  {k['status']}")
+    return 0
+
+
+def _list(client: ApiClient, args) -> int:
+    query = f"?limit={max(1, args.limit)}" + (f"&problem={quote(args.problem)}" if args.problem else "")
+    submissions = client.get(f"/api/submissions{query}")
+    if not submissions:
+        print("No submissions yet." if not args.problem else f"No submissions to {args.problem} yet.")
+        return 0
+    for s in submissions:
+        score = format_time(s["score_s"]) if s["score_s"] else ""
+        print(
+            f"#{s['id']:<6} {s['created_at'][:19].replace('T', ' ')}  {s['problem']:<12} {s['device']:<6} "
+            f"{s['mode']:<11} {s['language']:<7} {s['state']:<9} {score}".rstrip()
+        )
+    return 0
+
+
+def _show(client: ApiClient, args) -> int:
+    s = client.get(f"/api/submissions/{args.id}")
+    print(f"Submission #{s['id']}: {s['problem']} (version {s['problem_version']})")
+    print(
+        f"  device {s['device']}, mode {s['mode']}, language {s['language']}, source sha256 {s['source_sha256']}"
+    )
+    print(f"  state {_progress_words(s)}")
+    for label, key in (("submitted", "created_at"), ("started", "started_at"), ("finished", "finished_at")):
+        if s.get(key):
+            print(f"  {label} {s[key][:19].replace('T', ' ')} UTC")
+    if s.get("message"):
+        print(f"  {s['message']}")
+    for attempt in s.get("history") or []:
+        print(f"  {attempt['summary']}")
+    if not s["final"]:
+        if s["state"] == "queued":
+            print(
+                f"  (`kernelboard cancel {s['id']}` takes it off the queue; `kernelboard status {s['id']} --wait` follows it)"
+            )
+        return 0
+    if s["state"] == "cancelled":
+        return 1
+    print()
+    return _report(client, s, None)
+
+
+def _cancel(client: ApiClient, args) -> int:
+    cancelled = client.post(f"/api/submissions/{args.id}/cancel", {})
+    print(
+        f"Cancelled #{cancelled['id']} ({cancelled['problem']} on {cancelled['device']}): it will not be judged."
+    )
+    return 0
 
 
 def _problems(client: ApiClient) -> int:
@@ -161,6 +247,12 @@ def _submit(client: ApiClient, args) -> int:
         f"Submitted #{created['id']}: {args.problem} on {args.device}, mode {args.mode}, {language}.",
         file=sys.stderr,
     )
+    if created.get("wait_estimate_s"):
+        print(
+            f"Queued at position {created['queue_position']}: about {created['wait_estimate_s']:.0f} s "
+            "before a worker takes it.",
+            file=sys.stderr,
+        )
     if not (args.wait or args.profile_csv):
         print(created["id"])
         return 0
@@ -168,6 +260,7 @@ def _submit(client: ApiClient, args) -> int:
 
 
 def _status(client: ApiClient, args) -> int:
+    """The state while it waits or runs (or, with --wait, followed to the end); the report once final."""
     if args.wait:
         return _follow(client, args.id, args)
     submission = client.get(f"/api/submissions/{args.id}")
@@ -240,6 +333,10 @@ def _report(client: ApiClient, submission: dict[str, Any], profile_csv: Path | N
     if profile_csv is not None:
         _write_profiles(client, submission, profile_csv)
     return 0 if vocabulary.passed(submission["state"]) else 1
+
+
+# The commands that need a token, by name.
+COMMANDS = {"submit": _submit, "status": _status, "list": _list, "show": _show, "cancel": _cancel}
 
 
 def _write_profiles(client: ApiClient, submission: dict[str, Any], directory: Path) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from django.utils import timezone
 from testbed import (
     CORRECT_VECTORADD,
     FORMULA_OPERATOR,
@@ -20,10 +21,12 @@ from testbed import (
     make_submission,
     profile_report,
     report_on,
+    vectoradd_source,
 )
 
 from leaderboard.client.report import render_report
 from leaderboard.submissions.models import Submission
+from leaderboard.submissions.services import worker_beat
 from runner.report import format_time, profile_filename
 
 
@@ -86,7 +89,7 @@ def test_the_token_can_come_from_the_config_file(live_server, problems, alice, b
 def test_without_a_token_it_says_where_to_put_one(live_server, problems):
     result = kernelboard("submit", "vectoradd", str(CORRECT_VECTORADD), url=live_server.url)
     assert result.returncode == 2
-    assert "no API token. Set KERNELBOARD_TOKEN" in result.stderr
+    assert "no API token." in result.stderr and "then set KERNELBOARD_TOKEN=kb_..." in result.stderr
 
 
 def test_the_servers_refusal_reaches_the_user(live_server, problems, alice, tmp_path):
@@ -263,3 +266,114 @@ def test_profile_csv_of_a_run_without_tables_says_so(live_server, judged, alice,
     assert result.returncode == 0
     assert f"no profile tables to write: #{ranked.pk} is a leaderboard run without any" in result.stderr
     assert not (tmp_path / "none").exists()
+
+
+# --- list, show, cancel, devices; where the token comes from ---------------------------------------------
+
+
+def test_help_says_where_the_token_goes():
+    result = kernelboard("--help", url="http://127.0.0.1:9")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())  # argparse wraps the epilog
+    assert "make one on the server's page SERVER/account/tokens/ (signed in)" in text
+    assert "KERNELBOARD_TOKEN=kb_..." in text and "config.toml" in text
+    for command in ("list", "show", "cancel", "devices"):
+        assert command in result.stdout
+
+
+def test_without_a_token_it_names_the_servers_token_page(live_server, problems):
+    result = kernelboard("list", url=live_server.url)
+    assert result.returncode == 2
+    assert f"make one on the server's page {live_server.url}/account/tokens/ (signed in)" in result.stderr
+    assert "create_api_token" not in result.stderr
+
+
+def test_a_refused_token_names_the_token_page_too(live_server, problems):
+    result = kernelboard("list", url=live_server.url, token="kb_not-a-token")
+    assert result.returncode == 2
+    assert "That API token is not valid" in result.stderr
+    assert f"{live_server.url}/account/tokens/" in result.stderr
+
+
+def test_list_shows_ones_own_submissions_newest_first(live_server, judged, alice, bob):
+    passed = judged(alice, score_s=1.23e-5)
+    queued = make_submission(
+        alice.user, source=vectoradd_source("queued"), device_kind="h100", language="cuda"
+    )
+    judged(bob, score_s=2e-5)  # not alice's
+    result = kernelboard("list", url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].split()[0] == f"#{queued.pk}" and lines[0].split()[3:] == [
+        "vectoradd",
+        "h100",
+        "test",
+        "cuda",
+        "queued",
+    ]
+    assert lines[1].split()[0] == f"#{passed.pk}" and lines[1].split()[-3:] == ["passed", "12.3", "us"]
+    result = kernelboard("list", "--problem", "trimul", url=live_server.url, token=alice.token)
+    assert result.stdout.strip() == "No submissions to trimul yet."
+
+
+def test_show_gives_the_details_then_the_report(live_server, judged, alice):
+    passed = judged(alice, score_s=1.23e-5)
+    result = kernelboard("show", str(passed.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"Submission #{passed.pk}: vectoradd (version {passed.problem_version.content_hash})"
+    assert lines[1].startswith("  device cpu, mode leaderboard, language pytorch, source sha256 ")
+    assert lines[2] == "  state passed"
+    assert any(line.startswith("  Attempt 1 on cpu@fixture") for line in lines)
+    assert "vectoradd[size=256] PASSED 12.3 us" in result.stdout
+    assert re.search(r"=+ 3 passed in [0-9.]+s \(verdict: passed\) =+", lines[-1])
+
+
+def test_cancel_takes_a_queued_submission_off_the_queue(live_server, problems, alice, charlie, no_limits):
+    queued = make_submission(alice.user)
+    result = kernelboard("show", str(queued.pk), url=live_server.url, token=alice.token)
+    assert f"`kernelboard cancel {queued.pk}` takes it off the queue" in result.stdout
+    refused = kernelboard("cancel", str(queued.pk), url=live_server.url, token=charlie.token)
+    assert refused.returncode == 2
+    assert f"You have no submission #{queued.pk}. (HTTP 404)" in refused.stderr
+    result = kernelboard("cancel", str(queued.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"Cancelled #{queued.pk} (vectoradd on cpu): it will not be judged."
+    assert Submission.objects.get(pk=queued.pk).state == "cancelled"
+    again = kernelboard("cancel", str(queued.pk), url=live_server.url, token=alice.token)
+    assert again.returncode == 2
+    assert "is cancelled already: only a queued one can be cancelled. (HTTP 409)" in again.stderr
+    shown = kernelboard("status", str(queued.pk), url=live_server.url, token=alice.token)
+    assert shown.returncode == 1
+    assert "CANCELLED: Cancelled by its author before it was judged." in shown.stdout
+
+
+def test_cancel_of_a_running_submission_is_refused_in_words(live_server, problems, alice):
+    running = claim(make_submission(alice.user))
+    result = kernelboard("cancel", str(running.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 2
+    assert "is being judged now and cannot be cancelled" in result.stderr
+    assert Submission.objects.get(pk=running.pk).state == "running"
+
+
+def test_devices_and_a_refused_device_kind(live_server, problems, alice, settings):
+    settings.SUBMISSION_REFUSE_UNSERVED = True
+    worker_beat(name="cpu@test", device_kinds=["cpu"], started_at=timezone.now())
+    result = kernelboard("devices", url=live_server.url)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split(None, 1) == ["cpu", "1 worker, free: a submission starts at once"]
+    assert lines[1].split(None, 1) == ["h100", "no worker now: submissions are refused"]
+    result = kernelboard(
+        "submit",
+        "vectoradd",
+        str(CORRECT_VECTORADD),
+        "--device",
+        "h100",
+        url=live_server.url,
+        token=alice.token,
+    )
+    assert result.returncode == 2
+    assert "No worker judges the h100 device kind now" in result.stderr and "(HTTP 503)" in result.stderr
+    assert not Submission.objects.filter(device_kind="h100").exists()
