@@ -2,6 +2,7 @@
 GPUs, and a CPU run of it told in words that the run has no GPU. The build itself needs a GPU: the golden
 solution runs in tests/runner/test_gpu.py (scripts/gpu_check.sh)."""
 
+import ast
 import os
 
 import pytest
@@ -9,6 +10,7 @@ import torch
 
 from runner import JobSpec, execute
 from runner.contestant.harness import build_tools
+from runner.problem import PROBLEMS_DIR, Solution
 from tests.runner import golden
 
 
@@ -56,13 +58,31 @@ def test_the_golden_cuda_solution_is_a_gpus_only():
     assert "vectoradd/templates/pytorch.py" in on_cpu & on_gpu
 
 
+@pytest.mark.parametrize("problem", sorted(p.parent.name for p in PROBLEMS_DIR.glob("*/problem.py")))
+def test_every_problem_has_a_cuda_template_for_gpus_only(problem):
+    """Each problem's templates/cuda.py (load_inline): it parses, defines custom_kernel, builds with
+    load_inline, and is a GPU's only, so the CPU tests leave it out; test_gpu.py judges it on a GPU."""
+    path = PROBLEMS_DIR / problem / "templates" / "cuda.py"
+    source = path.read_text()
+    tree = ast.parse(source)
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert "custom_kernel" in functions
+    assert "from torch.utils.cpp_extension import load_inline" in source and "cuda_sources=" in source
+    assert Solution.read(path, "correct").device == "cuda"
+    own = f"{problem}/templates/cuda.py"
+    assert own in {s.id for s in golden.correct(problem, device="cuda")}
+    assert own not in {s.id for s in golden.correct(problem)}
+
+
 @pytest.mark.judge
 @pytest.mark.skipif(
     torch.version.cuda is not None,
     reason="torch's CPU build (the CPU workers') refuses to build CUDA code; a CUDA build would build it",
 )
 def test_a_cuda_kernel_on_a_cpu_run_is_told_the_run_has_no_gpu():
-    (solution,) = [s for s in golden.correct("vectoradd", device="cuda") if s.device == "cuda"]
+    (solution,) = [
+        s for s in golden.correct("vectoradd", device="cuda") if s.id.endswith("correct/cuda_inline.py")
+    ]
     report = execute(
         JobSpec(
             problem="vectoradd",
