@@ -67,6 +67,14 @@ for _ in $(seq 1 120); do
 done
 curl -fsS -H 'Host: localhost' "$WEB/healthz" >/dev/null
 say "the web answers at $((SECONDS - started)) s"
+# The API refuses a device kind that no worker serves (503 no_worker): wait for the cpu worker's first beat.
+served='import json, sys; sys.exit(0 if any(k["name"] == "cpu" and k["served"] for k in json.load(sys.stdin)) else 1)'
+for _ in $(seq 1 120); do
+  curl -fsS -H 'Host: localhost' "$WEB/api/device-kinds" 2>/dev/null | python3 -c "$served" && break
+  sleep 1
+done
+curl -fsS -H 'Host: localhost' "$WEB/api/device-kinds" | python3 -c "$served"
+say "a worker serves cpu at $((SECONDS - started)) s"
 
 TOKEN=$("${COMPOSE[@]}" exec -T web python manage.py create_api_token alice 2>/dev/null | tr -d '\r\n')
 SOURCE=problems/vectoradd/templates/pytorch.py

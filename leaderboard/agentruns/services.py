@@ -130,6 +130,7 @@ def agent_run_enter(*, run: AgentRun, code: str, judge_now: bool = True) -> Subm
         mode=Mode.LEADERBOARD,
         language=_language(code),
         source=code,
+        judged_here=judge_now,  # no worker needed
     )
     run.submission = submission
     run.save(update_fields=["submission"])

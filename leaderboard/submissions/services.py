@@ -100,12 +100,20 @@ def _duration_words(seconds: int) -> str:
 
 
 def submission_create(
-    *, user, problem: str, device_kind: str, mode: str, language: str, source: str
+    *,
+    user,
+    problem: str,
+    device_kind: str,
+    mode: str,
+    language: str,
+    source: str,
+    judged_here: bool = False,
 ) -> Submission:
     """Record a submission as queued, and send its id to its device kind's queue once the row is committed.
 
     Raises a Refusal (with the HTTP status to answer) for an unknown problem or choice, an empty or
-    oversized source, or a user over their limits.
+    oversized source, a device kind that no worker serves (unless `judged_here`: the caller judges it in
+    its own process, as an agent run does), or a user over their limits.
     """
     _choice(device_kind, DeviceKind, "The device kind")
     _choice(mode, Mode, "The mode")
@@ -129,7 +137,7 @@ def submission_create(
 
     now = timezone.now()
     served = served_device_kinds(now=now)
-    if device_kind not in served and settings.SUBMISSION_REFUSE_UNSERVED:
+    if device_kind not in served and settings.SUBMISSION_REFUSE_UNSERVED and not judged_here:
         others = ", ".join(sorted(served)) or "none"
         raise NoWorker(
             f"No worker judges the {device_kind} device kind now, so a submission there would wait for "

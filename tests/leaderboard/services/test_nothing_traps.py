@@ -15,6 +15,7 @@ from leaderboard.submissions.models import State, Submission, Worker
 from leaderboard.submissions.selectors import device_kind_statuses, served_device_kinds
 from leaderboard.submissions.services import (
     submission_cancel,
+    submission_create,
     submission_end_unserved,
     worker_beat,
     worker_stopped,
@@ -152,3 +153,17 @@ def test_each_device_kind_says_whether_it_is_served_and_the_wait(problems, alice
     assert (cpu.queued, cpu.running, cpu.typical_run_s) == (2, 1, 20.0)
     assert cpu.wait_estimate_s == 50.0  # two queued at 20 s, and the running one half done
     assert cpu.words() == "1 worker, 2 queued, 1 running: about 50 s before a new one starts"
+
+
+def test_a_submission_judged_in_its_own_process_needs_no_worker(problems, robo, refusing):
+    # An agent run's judge_now: the caller judges it with the worker's own service, in its own process.
+    submission = submission_create(
+        user=robo.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="test",
+        language="pytorch",
+        source=vectoradd_source(),
+        judged_here=True,
+    )
+    assert submission.state == State.QUEUED
