@@ -23,7 +23,16 @@ SURFACE = {
     "runner.problem": {"call_seed", "list_problems", "load_problem", "problem_dirs"},
     "runner.reference_kernels": {"ImportRefused", "import_folder"},  # the import_problem command
     "runner.limits": {"MODE_LIMITS"},  # shown on the problem pages
-    "runner.report": {"format_rate", "format_time", "profile_filename", "render", "write_profile_csvs"},
+    "runner.report": {
+        "SCORE_DEFINITION",
+        "format_interval",
+        "format_rate",
+        "format_score",
+        "format_time",
+        "profile_filename",
+        "render",
+        "write_profile_csvs",
+    },
     "runner.judge.timing": {"geometric_mean"},  # the one score's arithmetic
     "runner.sandbox": {"default_sandbox"},  # the settings' default backend
 }

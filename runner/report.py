@@ -18,6 +18,28 @@ def format_time(seconds: float | None) -> str:
     return f"{seconds:g} s"
 
 
+# What a run's score is, in a user's words, everywhere it is shown (the pages, the API's schema, the client).
+SCORE_DEFINITION = (
+    "the geometric mean, over the benchmark cases (the secret run's, in leaderboard mode), of each case's "
+    "median time per call; its 95 % interval comes from resampling each case's timed windows"
+)
+
+
+def format_interval(low: float | None, high: float | None) -> str:
+    """A 95 % interval as people read one: "95 % interval 1.2 ms to 1.3 ms"; "" when there is none."""
+    if low is None or high is None:
+        return ""
+    return f"95 % interval {format_time(low)} to {format_time(high)}"
+
+
+def format_score(score_s: float | None, low_s: float | None = None, high_s: float | None = None) -> str:
+    """The score and its interval, the one way every reader shows it: "1.25 ms (95 % interval ...)"."""
+    if not score_s:
+        return "-"
+    interval = format_interval(low_s, high_s)
+    return f"{format_time(score_s)} ({interval})" if interval else format_time(score_s)
+
+
 def format_rate(value: float | None, unit: str) -> str:
     if not value:
         return ""
@@ -41,9 +63,10 @@ def render(report: RunReport, color: bool = False) -> str:
         if case.stats:
             s = case.stats
             median = s.median if s.median is not None else s.mean
+            interval = format_interval(s.median_low, s.median_high)
+            line += f"  {format_time(median)} median" + (f" ({interval})" if interval else "")
             line += (
-                f"  {format_time(median)} median, mean {format_time(s.mean)} ± {format_time(s.stderr)}"
-                f"  (n={s.n}, min {format_time(s.min)})"
+                f", mean {format_time(s.mean)} ± {format_time(s.stderr)}  (n={s.n}, min {format_time(s.min)})"
             )
             rates = "  ".join(
                 r for r in (format_rate(s.flops_per_s, "FLOP/s"), format_rate(s.bytes_per_s, "B/s")) if r
@@ -68,8 +91,16 @@ def render(report: RunReport, color: bool = False) -> str:
         counts[case.status] = counts.get(case.status, 0) + 1
     summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no cases ran"
     verdict = report.verdict.upper()
-    score = f" · score {format_time(report.score_s)}" if report.score_s else ""
+    score = (
+        f" · score {format_score(report.score_s, report.score_low_s, report.score_high_s)}"
+        if report.score_s
+        else ""
+    )
     lines.append(f"=== {verdict}: {summary}{score} ===")
+    if report.score_s:
+        lines.append(f"score: {SCORE_DEFINITION}.")
+    if report.score_note:
+        lines.append(f"note: {report.score_note}.")
     if report.message and report.verdict != "passed":
         lines.append(report.message)
     return "\n".join(lines)

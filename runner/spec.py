@@ -61,6 +61,11 @@ class Stats:
     # The median window's per-call time: what the score uses. A window is a complete account of its
     # calls, so no shifting of work between calls moves it; a scheduler hiccup in one window does not.
     median: float | None = None
+    # Its 95 % interval (a bootstrap over the windows, runner/judge/timing.py), and each window's per-call
+    # time, in the order timed: the evidence the median and its interval come from.
+    median_low: float | None = None
+    median_high: float | None = None
+    per_window: list[float] = field(default_factory=list)
     # Evidence of the CPU charge (CPU only): the median window's wall time per call, its CPU time per call
     # over the thread allowance, and how many windows cost their CPU time because it was the larger.
     wall_median: float | None = None
@@ -86,6 +91,11 @@ class RunReport:
     mode: str = ""
     device: str = ""
     score_s: float | None = None  # geometric mean over benchmark cases of the median per-call time
+    # The score's 95 % interval, from each case's windows resampled (runner/judge/timing.py), and what
+    # limits it in words when the windows were too few or too spread to trust the score's digits.
+    score_low_s: float | None = None
+    score_high_s: float | None = None
+    score_note: str = ""
     cases: list[CaseResult] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)  # {"kind", "message", "evidence"}
     env: dict[str, Any] = field(default_factory=dict)

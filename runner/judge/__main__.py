@@ -157,8 +157,8 @@ def run_job(
         report.env["freeze_pauses"] = freeze.settle_pauses
         if judge.cgroup_refused:
             report.env["cgroup_refused"] = judge.cgroup_refused
-    if not math.isfinite(report.score_s or 0.0):
-        report.score_s = None
+    if not all(math.isfinite(x or 0.0) for x in (report.score_s, report.score_low_s, report.score_high_s)):
+        report.score_s = report.score_low_s = report.score_high_s = None
     return report
 
 

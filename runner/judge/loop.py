@@ -23,7 +23,7 @@ from runner.judge.contestant_process import ContestantProcess, Stop
 from runner.judge.profile import profile_of
 from runner.judge.slots import CaseLayout, clone, lay_out, poison, rebuild, slot_bytes
 from runner.judge.timing import StoppingRule, Windows
-from runner.judge.verdict import summarize
+from runner.judge.verdict import summarize, uncertainty
 from runner.problem import Case, Problem, call_seed, load_problem
 from runner.sandbox import Job, cgroup, freeze
 from runner.spec import CaseResult, JobSpec, RunReport, Stats, Verdict
@@ -807,6 +807,10 @@ class Judge:
             mode=self.spec.mode,
             ranking_by=self.problem.ranking_by,
         )
+        if report.score_s is not None:
+            report.score_low_s, report.score_high_s, report.score_note = uncertainty(
+                self.cases, self.spec.mode, self.problem.ranking_by
+            )
         return report
 
     def check_device(self) -> None:

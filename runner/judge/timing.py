@@ -6,11 +6,21 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from runner.spec import Stats
 
 # A case's energy is reported only over this much metered time at least: NVML's energy counter moves in
 # steps of its power sampling (tens of milliseconds), so a short span reads as zero or as a whole step.
 ENERGY_MIN_S = 0.1
+
+# The score's uncertainty: a percentile bootstrap over each case's windows, carried through the score.
+# Seeded, so that the same windows always give the same interval (a report can be checked by anyone).
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261207
+FEW_WINDOWS = 5  # below this many windows a case's interval is little more than its min and max
+NOISY = 0.05  # an interval wider than +-5 % of the score is called noisy in the report's words
 
 
 @dataclass
@@ -96,6 +106,7 @@ class Windows:
         mean = self.mean
         per_call = self.per_call
         std = self.std()
+        low, high = median_interval(per_call)
         return Stats(
             n=sum(self.calls),
             windows=len(self.seconds),
@@ -108,6 +119,9 @@ class Windows:
             bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
             joules_per_call=self.joules_per_call(),
             median=self.median,
+            median_low=low,
+            median_high=high,
+            per_window=per_call,
             wall_median=statistics.median(w / c for w, c in zip(self.wall, self.calls, strict=True)),
             cpu_median=statistics.median(t / c for t, c in zip(self.cpu, self.calls, strict=True))
             if self.cpu
@@ -133,3 +147,53 @@ def score(medians: list[float], ranking_by: str = "geom") -> float | None:
     if ranking_by == "mean":
         return sum(medians) / len(medians)
     return geometric_mean(medians)
+
+
+def _resampled_medians(per_window: list[float], rng: np.random.Generator) -> np.ndarray:
+    """RESAMPLES medians of `per_window` drawn with replacement: the bootstrap distribution of the median."""
+    x = np.asarray(per_window, dtype=np.float64)
+    return np.median(x[rng.integers(0, len(x), size=(RESAMPLES, len(x)))], axis=1)
+
+
+def _percentiles(values: np.ndarray) -> tuple[float, float]:
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def median_interval(per_window: list[float]) -> tuple[float | None, float | None]:
+    """The 95 % interval of a case's median per-call time; (None, None) with fewer than two windows."""
+    if len(per_window) < 2:
+        return None, None
+    return _percentiles(_resampled_medians(per_window, np.random.default_rng(BOOTSTRAP_SEED)))
+
+
+def score_interval(
+    cases: list[list[float]], ranking_by: str = "geom"
+) -> tuple[float | None, float | None, str]:
+    """The score's 95 % interval from its cases' windows (per-call seconds), and a note in words when the
+    windows were too few or too spread: each resample draws every case's windows anew, within the case, and
+    scores the resampled medians exactly as `score` does, so the interval is of the one score."""
+    if not cases or any(len(w) < 2 for w in cases):
+        return None, None, "too few timed windows to say how sure the score is"
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    medians = np.stack([_resampled_medians(w, rng) for w in cases], axis=1)  # RESAMPLES x cases
+    if np.any(medians <= 0):
+        return None, None, ""
+    if ranking_by == "last":
+        scores = medians[:, -1]
+    elif ranking_by == "mean":
+        scores = medians.mean(axis=1)
+    else:
+        scores = np.exp(np.log(medians).mean(axis=1))
+    low, high = _percentiles(scores)
+    centre = score([statistics.median(w) for w in cases], ranking_by) or 0.0
+    notes = []
+    fewest = min(len(w) for w in cases)
+    if fewest < FEW_WINDOWS:
+        notes.append(f"only {fewest} timed windows in a case, so the interval is rough")
+    if centre > 0 and (high - low) / 2 > NOISY * centre:
+        notes.append(
+            f"the times were noisy: the 95 % interval spans \u00b1{50 * (high - low) / centre:.0f} %"
+        )
+    return low, high, "; ".join(notes)

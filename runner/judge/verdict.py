@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.judge.timing import score
+from runner.judge.timing import score, score_interval
 from runner.spec import CaseResult
 from runner.vocabulary import CaseStatus, Mode, Verdict, scored_kind
 
@@ -42,3 +42,12 @@ def summarize(
     if flags:
         return Verdict.FLAGGED, flags[0]["message"], score_s
     return Verdict.PASSED, "", score_s
+
+
+def uncertainty(
+    cases: list[CaseResult], mode: str, ranking_by: str = "geom"
+) -> tuple[float | None, float | None, str]:
+    """The score's 95 % interval and its note in words (runner/judge/timing.py), from the scored cases'
+    windows: the same cases `summarize` scores."""
+    scored = [c for c in cases if c.kind == scored_kind(mode) and c.stats]
+    return score_interval([c.stats.per_window for c in scored if c.stats], ranking_by)
