@@ -15,7 +15,8 @@ from django.utils import timezone
 from leaderboard.accounts.services import user_get_or_create
 from leaderboard.agentruns.models import AgentRun, AgentStep
 from leaderboard.submissions.judging import submission_judge
-from leaderboard.submissions.models import Language, Mode, Submission
+from leaderboard.submissions.languages import language_of
+from leaderboard.submissions.models import Mode, Submission
 from leaderboard.submissions.services import submission_create
 
 BEST_KERNELS_SHOWN = 8
@@ -111,14 +112,6 @@ def agent_run_record_step(
     return step
 
 
-def _language(code: str) -> str:
-    if "load_inline" in code or "cpp_extension" in code:
-        return Language.CUDA
-    if "import triton" in code:
-        return Language.TRITON
-    return Language.PYTORCH
-
-
 def agent_run_enter(*, run: AgentRun, code: str, judge_now: bool = True) -> Submission:
     """Enter `code` as the agent user's leaderboard submission. With judge_now the submission is judged in
     this process by the same service a worker runs (claimed first, so a worker that also got its id finds
@@ -128,7 +121,7 @@ def agent_run_enter(*, run: AgentRun, code: str, judge_now: bool = True) -> Subm
         problem=run.problem,
         device_kind=run.device_kind,
         mode=Mode.LEADERBOARD,
-        language=_language(code),
+        language=language_of(code),
         source=code,
         judged_here=judge_now,  # no worker needed
     )

@@ -30,21 +30,12 @@ from urllib.parse import quote
 from leaderboard.client.config import config_path, load_config
 from leaderboard.client.connection import ApiClient, ApiError
 from leaderboard.client.report import render_report
+from leaderboard.submissions.languages import LANGUAGES, language_of
 from runner import vocabulary
 from runner.report import format_time, write_profile_csvs
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
 MODES = tuple(vocabulary.Mode)
-LANGUAGES = ("pytorch", "triton", "cuda")
-
-
-def guess_language(source: str) -> str:
-    """triton if it imports triton, cuda if it builds an inline extension, else pytorch."""
-    if "load_inline" in source or "torch.utils.cpp_extension" in source:
-        return "cuda"
-    if "import triton" in source or "from triton" in source:
-        return "triton"
-    return "pytorch"
 
 
 TOKEN_HELP = (
@@ -232,7 +223,7 @@ def _submit(client: ApiClient, args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"kernelboard: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    language = args.language or guess_language(source)
+    language = args.language or language_of(source)
     created = client.post(
         "/api/submissions",
         {

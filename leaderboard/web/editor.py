@@ -12,6 +12,8 @@ from urllib.parse import urlencode
 from django.db.models import Q
 from django.urls import reverse
 
+from leaderboard.problems.selectors import problem_list
+from leaderboard.submissions.languages import language_of
 from leaderboard.submissions.models import Mode, State, Submission
 from leaderboard.web.access import can_see_source
 
@@ -135,6 +137,47 @@ def source_diff(old: str, new: str, *, context: int = 3) -> list[DiffLine]:
 class Start:
     label: str
     url: str
+    template: str = ""  # the template's file name; "" for a submission
+
+
+# The template a fresh form starts from, where the problem has it; else its first template by name.
+STARTER_TEMPLATE = "pytorch.py"
+
+
+def _starter_name(templates: dict[str, str]) -> str:
+    return STARTER_TEMPLATE if STARTER_TEMPLATE in templates else min(templates, default="")
+
+
+def editor_templates() -> dict[str, dict]:
+    """Every open problem's templates for the editor's script: {problem: {"starter": file name, "templates":
+    {file name: {"source", "language"}}}}, the language read from each source as the form checks it."""
+    found = {}
+    for problem in problem_list():
+        templates = problem.current_version.templates
+        found[problem.name] = {
+            "starter": _starter_name(templates),
+            "templates": {
+                name: {"source": text, "language": language_of(text)}
+                for name, text in sorted(templates.items())
+            },
+        }
+    return found
+
+
+def starter_initial(problem_name: str | None, template: str | None = None) -> dict:
+    """A fresh form's start: the problem (the first open one when none is named), the named template's source,
+    else the problem's starter template, and the language that source is written in."""
+    problems = {p.name: p for p in problem_list()}
+    problem = problems.get(problem_name or "") or (
+        None if problem_name else next(iter(problems.values()), None)
+    )
+    if problem is None:
+        return {"problem": problem_name} if problem_name else {}
+    templates = problem.current_version.templates
+    name = template if template in templates else _starter_name(templates)
+    if not name:
+        return {"problem": problem.name}
+    return {"problem": problem.name, "source": templates[name], "language": language_of(templates[name])}
 
 
 def submit_starts(user, problem_name: str | None) -> list[Start]:
@@ -148,6 +191,7 @@ def submit_starts(user, problem_name: str | None) -> list[Start]:
         Start(
             f"template {name}",
             f"{reverse('web:submit')}?{urlencode({'problem': problem.name, 'template': name})}",
+            name,
         )
         for name in sorted(problem.current_version.templates)
     ]

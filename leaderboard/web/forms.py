@@ -10,6 +10,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from leaderboard.accounts.validators import apply_username_rules
 from leaderboard.problems.selectors import problem_list
+from leaderboard.submissions.languages import EVIDENCE, language_of
 from leaderboard.submissions.models import DeviceKind, Language, Mode
 
 
@@ -52,6 +53,15 @@ class SubmitForm(forms.Form):
         if not (cleaned.get("source") or "").strip():
             raise forms.ValidationError(
                 "Paste your source or upload a file: it should define custom_kernel(data)."
+            )
+        # The language is read from the source as the command line reads it (languages.py), so that a
+        # Triton kernel is never recorded as PyTorch because the select was left alone.
+        chosen, written = cleaned.get("language"), language_of(cleaned["source"])
+        if chosen and chosen != written:
+            self.add_error(
+                "language",
+                f"This source {EVIDENCE[written]}, so its language is {Language(written).label}, not "
+                f"{Language(chosen).label}: choose {Language(written).label}.",
             )
         return cleaned
 

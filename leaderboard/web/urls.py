@@ -26,7 +26,6 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("login/", throttled_login(views.SignInView.as_view()), name="login"),
     path("logout/", views.SignOutView.as_view(), name="logout"),
-    path("account/tokens/", views.tokens, name="tokens"),
     # Password reset by email (Django's own views; the email goes out by settings.EMAIL_BACKEND).
     path(
         "password-reset/",
@@ -64,4 +63,5 @@ urlpatterns = [
         name="password_reset_done",
     ),
     path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),
+    path("account/tokens/", views.tokens, name="tokens"),
 ]

@@ -40,8 +40,10 @@ from leaderboard.web.code import highlight
 from leaderboard.web.editor import (
     comparison_target,
     editable_submission,
+    editor_templates,
     prefill,
     source_diff,
+    starter_initial,
     submit_starts,
     syntax_error_line,
 )
@@ -177,6 +179,7 @@ def _limits_table() -> list[tuple[str, dict]]:
 @require_http_methods(["GET", "HEAD", "POST"])
 def submit(request: HttpRequest) -> HttpResponse:
     status = 200
+    source_origin = "posted"  # where the form's source came from; the editor's script reads it
     if request.method == "POST":
         form = SubmitForm(request.POST, request.FILES)
         if form.is_valid():
@@ -199,8 +202,6 @@ def submit(request: HttpRequest) -> HttpResponse:
             # An upload over the limit answers 413 like the API; other mistakes are the form's 400.
             status = 413 if form.has_error(NON_FIELD_ERRORS, "too_large") else 400
     else:
-        initial = {}
-        problem = request.GET.get("problem")
         start = request.GET.get("from", "")
         if start:
             # Edit and resubmit: the author's own submission (staff: any); for anyone else, as absent as none.
@@ -208,14 +209,12 @@ def submit(request: HttpRequest) -> HttpResponse:
             if origin is None:
                 raise Http404(f"There is no submission #{start} of yours to start from.")
             initial = prefill(origin)
-        elif problem:
-            initial["problem"] = problem
+            source_origin = "submission"
+        else:
+            # The named template, else the problem's starter; the editor may put back a draft over a starter.
             template = request.GET.get("template")
-            if template:
-                try:
-                    initial["source"] = problem_get(name=problem).current_version.templates.get(template, "")
-                except NotFound:
-                    pass
+            initial = starter_initial(request.GET.get("problem"), template)
+            source_origin = "template" if template else "starter"
         form = SubmitForm(initial=initial)
     kinds = device_kind_statuses()
     # Each device kind says, where it is chosen, whether a worker serves it now and how long a submission waits.
@@ -225,6 +224,8 @@ def submit(request: HttpRequest) -> HttpResponse:
         "device_kinds": kinds,
         "prefilled": request.method == "GET" and bool(request.GET.get("problem") or request.GET.get("from")),
         "starts": submit_starts(request.user, form["problem"].value()),
+        "source_origin": source_origin,
+        "editor_templates": editor_templates(),
         "limits": _limits_table(),
         "max_source_bytes": settings.SUBMISSION_MAX_SOURCE_BYTES,
         "max_in_flight": settings.SUBMISSION_MAX_IN_FLIGHT,

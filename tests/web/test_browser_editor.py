@@ -110,3 +110,72 @@ def test_editor_rank_resubmit_and_diff(platform, browser_page):
     assert page.locator("#id_problem").input_value() == "vectoradd"
     assert page.locator("#id_device_kind").input_value() == "cpu"
     assert page.locator("input[name=mode][value=profile]").is_checked()
+
+
+def test_a_prefilled_editor_and_a_template_switch_that_asks_first(platform, browser_page):
+    """The starter code is in a fresh editor; a template replaces typed code only when the user says so, and
+    sets its language; typed code is kept as a draft per user and problem, and comes back."""
+    page, base = browser_page, platform.url
+    from playwright.sync_api import expect
+
+    sign_up(page, base, "erin")
+    asked: list[str] = []
+    answer = {"accept": False}
+
+    def on_dialog(dialog):
+        asked.append(dialog.message)
+        dialog.accept() if answer["accept"] else dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+
+    def holds(text: str) -> None:
+        page.wait_for_function(
+            "t => window.kernelboardEditor && kernelboardEditor.getValue().includes(t)", arg=text
+        )
+
+    page.goto(base + "/submit/?problem=vectoradd")
+    holds("torch.add(A, B, out=C)")  # the starter, templates/pytorch.py
+    assert page.locator("#id_language").input_value() == "pytorch"
+    shot(page, "36-editor-prefilled")
+
+    # Over the untouched starter, a template is taken at once, and the language follows it.
+    page.click("p.starts >> text=template triton.py")
+    holds("@triton.jit")
+    assert page.locator("#id_language").input_value() == "triton" and asked == []
+
+    # Over typed code, it asks first; "no" keeps the code.
+    page.evaluate("kernelboardEditor.replaceRange('# my own idea\\n', {line: 0, ch: 0})")
+    page.click("p.starts >> text=template pytorch.py")
+    assert asked and "Replace the code in the editor with the template pytorch.py?" in asked[-1]
+    assert "# my own idea" in _editor_value(page) and "@triton.jit" in _editor_value(page)
+    assert page.locator("#id_language").input_value() == "triton"
+
+    # The typed code is a draft of this user and problem: a fresh form puts it back, with its language;
+    # another problem has its own starter, and going back brings the draft again.
+    page.goto(base + "/submit/?problem=vectoradd")
+    holds("# my own idea")
+    assert page.locator("#id_language").input_value() == "triton"
+    expect(page.locator("#draft-note")).to_contain_text("Your draft for vectoradd is back")
+    page.select_option("#id_problem", "softmax")
+    holds("torch.softmax(data, dim=-1)")
+    expect(page.locator("p.starts a[data-template='cuda.py']")).to_have_count(1)
+    page.select_option("#id_problem", "vectoradd")
+    holds("# my own idea")
+
+    # A form started from a template offers the draft back rather than losing it.
+    page.goto(base + "/submit/?problem=vectoradd&template=cuda.py")
+    holds("load_inline")
+    assert page.locator("#id_language").input_value() == "cuda"
+    page.click("#draft-back")
+    holds("# my own idea")
+
+    # "Yes" replaces the code with the template, and the draft is forgotten.
+    answer["accept"] = True
+    count = len(asked)
+    page.click("p.starts >> text=template pytorch.py")
+    holds("torch.add(A, B, out=C)")
+    assert len(asked) == count + 1 and "# my own idea" not in _editor_value(page)
+    assert page.locator("#id_language").input_value() == "pytorch"
+    page.goto(base + "/submit/?problem=vectoradd")
+    holds("torch.add(A, B, out=C)")
+    assert "# my own idea" not in _editor_value(page)

@@ -124,3 +124,52 @@ def test_the_diff_numbers_old_and_new_lines():
         ("add", None, 4, "d"),
     ]
     assert source_diff("same\n", "same\n") == []
+
+
+# --- the starter code, templates and the language (issue 31) ------------------------------------------------
+
+
+def _selected(html: str, name: str) -> str:
+    select = html.split(f'name="{name}"', 1)[1].split("</select>", 1)[0]
+    return re.search(r'<option value="([^"]+)"[^>]*selected', select)[1]
+
+
+def test_a_fresh_form_holds_the_problems_starter_code(as_user, alice, problems):
+    html = as_user(alice).get("/submit/?problem=softmax").content.decode()
+    assert "torch.softmax(data, dim=-1)" in html  # templates/pytorch.py, ready to edit
+    assert _selected(html, "language") == "pytorch" and 'data-origin="starter"' in html
+    first = as_user(alice).get("/submit/").content.decode()  # no problem named: the first one's
+    assert "def custom_kernel" in first and 'data-origin="starter"' in first
+
+
+def test_a_triton_template_sets_triton(as_user, alice, problems):
+    html = as_user(alice).get("/submit/?problem=vectoradd&template=triton.py").content.decode()
+    assert "@triton.jit" in html and _selected(html, "language") == "triton"
+    assert 'data-origin="template"' in html
+    cuda = as_user(alice).get("/submit/?problem=vectoradd&template=cuda.py").content.decode()
+    assert "load_inline" in cuda and _selected(cuda, "language") == "cuda"
+
+
+def test_the_editor_gets_every_problems_templates_with_their_language(as_user, alice, problems):
+    import json
+
+    html = as_user(alice).get("/submit/").content.decode()
+    data = json.loads(
+        html.split('<script id="editor-templates" type="application/json">')[1].split("</script>")[0]
+    )
+    assert set(data) == set(problems)
+    for name, entry in data.items():
+        assert entry["starter"] == "pytorch.py", name
+        languages = {t: v["language"] for t, v in entry["templates"].items()}
+        assert languages == {"pytorch.py": "pytorch", "triton.py": "triton", "cuda.py": "cuda"}, name
+
+
+def test_the_form_checks_the_language_as_the_command_line_reads_it(as_user, alice, problems, no_limits):
+    triton = (testbed.ROOT / "problems" / "vectoradd" / "templates" / "triton.py").read_text()
+    form = {"problem": "vectoradd", "device_kind": "cpu", "mode": "test", "source": triton}
+    refused = as_user(alice).post("/submit/", {**form, "language": "pytorch"})
+    html = refused.content.decode()
+    assert refused.status_code == 400 and not Submission.objects.exists()
+    assert "This source imports triton, so its language is Triton, not PyTorch: choose Triton." in html
+    assert as_user(alice).post("/submit/", {**form, "language": "triton"}).status_code == 302
+    assert Submission.objects.get().language == "triton"

@@ -57,7 +57,8 @@ def test_a_binary_upload_is_refused_in_words(as_user, alice, problems):
 
 
 def test_refusals_of_the_service_are_shown(as_user, alice, problems, settings):
-    response = as_user(alice).post("/submit/", _form(language="cuda"))
+    cuda = "from torch.utils.cpp_extension import load_inline\n" + TEMPLATE
+    response = as_user(alice).post("/submit/", _form(language="cuda", source=cuda))
     assert response.status_code == 400
     assert "CUDA submissions need a GPU" in response.content.decode()
     settings.SUBMISSION_MAX_IN_FLIGHT = 1
