@@ -1,17 +1,6 @@
-"""Where the contestant runs. One interface, three backends: docker (GPU hosts), bwrap (hosts without
-Docker, and the embedded default), none (unit tests; the report says the run was not isolated).
-
-A job goes through the backend in four steps, all of them here:
-
-    execute():  sandbox.prepare(job_dir)            before anything runs (a dedicated uid, scratch)
-                sandbox.run_judge(request, ...)     the trusted judge process; docker starts it in a container
-    judge:      sandbox.start(job, argv, fds, out)  the contestant, talking to the judge over inherited fds
-    execute():  sandbox.cleanup(job_dir)            after it: no process, no file of the job remains
-
-With bwrap and none the judge stays outside the contestant's sandbox. With docker the judge runs inside the
-same container as the contestant (CUDA IPC needs that) and starts it there with the plain launcher below.
-docs/sandbox.md says what each backend stops.
-"""
+"""Where the contestant runs: choosing a backend (`get_sandbox`, `default_sandbox`) among docker (GPU
+hosts), bwrap (hosts without Docker, the embedded default) and none (unit tests only). The interface is
+runner/sandbox/base.py; docs/sandbox.md, "One interface, three backends", says how a job goes through one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The sandbox interface every backend implements, and its `none` backend: the contestant as an ordinary
-child process (unit tests only; refused in leaderboard mode). runner/sandbox/__init__.py says how a job
-goes through a backend."""
+child process (unit tests only; refused in leaderboard mode). docs/sandbox.md, "One interface, three
+backends", says how a job goes through a backend."""
 
 from __future__ import annotations
 

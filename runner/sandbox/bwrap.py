@@ -1,25 +1,6 @@
-"""The bwrap backend: the contestant in bubblewrap, for hosts without Docker and the embedded default.
-
-What the contestant gets (docs/sandbox.md has the threats each part stops):
-- every namespace unshared (user, pid, network, ipc, uts, cgroup): no network at all, not even the host's
-  loopback; it sees its own processes only; it cannot create further user namespaces;
-- a private root, read-only, holding only the runtime (/usr, the /lib and /bin links, the Python
-  installation and the venv, the runner package, a few files of /etc such as ld.so.cache) and the job's own
-  directory, read-only, with its scratch folder as a size-capped tmpfs: the only writable place, gone when
-  the job ends;
-- a dedicated uid leased for the job (runner/sandbox/uids.py), no capabilities, no-new-privileges, a new
-  session (no terminal), --die-with-parent (it dies with the judge), a scrubbed environment;
-- rlimits: CPU time, address space, file size, processes (counted per uid, so its own only), no core dumps.
-  The wall clock is the judge's (per call and per job); execute() kills the judge past the job's limit, and
-  with it the sandbox; cleanup() then kills whatever still runs as the job's uid.
-
-The judge stays outside: it starts bwrap, passes the control socket down as an inherited fd, and freezes the
-contestant by walking /proc/<bwrap pid>/task/*/children, which from outside the sandbox sees the whole tree
-(bwrap, its pid-1 reaper, the contestant and its children).
-
-Where bubblewrap is missing, util-linux's unshare and setpriv build the same view (root only), and the
-report says so.
-"""
+"""The bwrap backend: the contestant in bubblewrap (util-linux's unshare where bubblewrap is missing), for
+hosts without Docker and the embedded default; the judge stays outside. docs/sandbox.md, "`bwrap`", says
+what the contestant gets and the threat each part stops."""
 
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
-"""The job's cgroup (cgroup v2): every process the contestant ever ran, counted by the kernel.
-
-Reading the contestant's CPU time from /proc (runner/sandbox/freeze.py) misses two things a submission controls. A
-process's CPU time reaches its parent's account only when the parent waits for it: a child the kernel reaps
-by itself (its parent ignores SIGCHLD or set SA_NOCLDWAIT) takes its CPU time with it, so a helper that
-worked before a window and is killed inside it lowers the window's charge, and workers forked and ended
-inside a window are never charged at all. And a walk of the process tree can miss a process whose parent
-exits while the walk is under way. A cgroup counts the CPU time of every process in it as it is used, the
-ones reaped since included, and lists every live process whatever its parentage.
-
-So execute() makes one per job under RUNNER_CGROUP_PARENT (default: `kernelboard` at the root of the cgroup
-v2 hierarchy), the judge moves the contestant's processes into it before the submission is imported (their
-children are born in it and cannot leave it: the sandbox has no cgroup file system, and the files are
-root's), charges each window from its `cpu.stat`, freezes it between windows (`cgroup.freeze`), and
-execute() removes it after the job with whatever is left in it. A host without a writable cgroup v2 hierarchy (no root, a
-container, cgroup v1 only) gives none: the judge then reads /proc and the report says so.
-
-The cgroup also bounds the job as a whole (`bound`): its memory (`memory.max`, no swap, and `memory.oom.group`,
-so that the kernel's OOM killer, when the job runs out, ends the job and never the worker or the judge, which
-are outside it) and its processes and threads (`pids.max`). Per-process rlimits alone let many processes take
-processes x limit. On a hybrid host whose memory and pids controllers are still mounted as cgroup v1, the job
-gets a cgroup of the same name in each of those hierarchies, and its processes join them with the v2 one.
-"""
+"""The job's cgroup (v2; v1 too for memory and pids on a hybrid host): every process the contestant ever
+ran, its CPU time counted by the kernel, frozen as one between windows, its memory and processes bounded as
+a whole. docs/harness.md, "Compute is charged, not only counted", says what /proc misses and why this
+exists; docs/sandbox.md, "`bwrap`" (the job's cgroup), how it is made, bounded and removed."""
 
 from __future__ import annotations
 

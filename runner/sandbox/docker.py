@@ -1,37 +1,6 @@
 """The docker backend, for GPU hosts: the judge and the contestant of one job in one container of the
-runner image (docker/runner.Dockerfile).
-
-CUDA IPC, through which the judge lends the contestant its input and output buffers, needs both processes
-in the same container, so the container runs `python -m runner.judge`, and the judge starts the contestant
-beside itself (`DockerSandbox.start`). The request (with the secret seed and the report key) goes to the
-judge's stdin through the engine's attach stream, which is closed once it is sent; the judge's stdout, the
-signed report stream, comes back through the same stream unmodified: never argv, env, a label, a log or a
-file.
-
-Who may do what inside:
-- the judge runs as root with every capability dropped but SETUID and SETGID (to start the contestant as
-  another uid) and KILL (to freeze, thaw and kill the contestant's processes, which run as another uid);
-  it is non-dumpable, and its /tmp is a tmpfs of mode 0700;
-- the contestant runs as a uid of its own, leased for the job on the host (runner/sandbox/uids.py) where
-  the worker is root, else the image's `contestant` (10002); one gid equal to it, no supplementary groups,
-  no capabilities (they are lost with the uid change, and no-new-privileges forbids regaining them), so it
-  can signal neither the judge nor docker's init, read none of the judge's /proc entries, and write only
-  its scratch tmpfs and /dev/shm, both capped.
-
-The container (see `container_config`, a pure function the tests check through the docker SDK's own
-argument builder): no network, a read-only root, the job directory mounted read-only with its scratch a
-size-capped tmpfs owned by the contestant (exec allowed: load_inline and Triton map the libraries they
-build there), a pids limit, memory with swap equal to it (no swap; the tmpfs pages count in it), a CPU
-quota never above the engine's CPUs, one GPU by device id for CUDA jobs, never the Docker socket.
-
-The image is the one whose `kernelboard.code-hash` label equals `code_hash()` of this checkout: an image
-built from other code is refused, so a job is never judged by stale code. `python -m runner.sandbox.docker
-hash` prints the hash; scripts/docker.sh builds the image with it.
-
-Settings: RUNNER_IMAGE and RUNNER_GPU (runner/settings.py has their defaults and reasons), and DOCKER_HOST
-as the docker SDK reads it.
-The docker SDK is needed only where containers are started, not inside the image.
-"""
+runner image (docker/runner.Dockerfile), since CUDA IPC needs both in the same container. docs/sandbox.md,
+"`docker`", says who may do what inside, the container's limits, and why an image of other code is refused."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Freezing the contestant while the judge works, and charging it for the CPU time it uses.
-
-The contestant is every process below the judge. The judge is a child subreaper (runner/judge/__main__.py), so a
-process of the submission that double-forks, calls setsid or loses its parent is reparented to the judge
-and stays in this tree, on every backend: nothing of the job can leave what is frozen and accounted.
-
-Between windows the judge writes fresh inputs and reads the outputs. With the whole tree stopped
-(SIGSTOP) meanwhile, a thread of the submission can neither start on inputs before the clock starts, nor
-change an output after it stopped. Read from /proc, which the contestant cannot fake. A SIGCONT undoes a
-SIGSTOP, and the submission can arrange one (a timer): an honest tree shows no CPU time at all between a
-freeze and the next thaw, so the judge fails a run whose tree does; where the job has a cgroup it freezes
-with the cgroup's freezer instead, which nothing the tree arranged can undo (runner/sandbox/cgroup.py).
-"""
+"""Freezing the contestant's whole tree (every process below the judge, a child subreaper) between windows
+with SIGSTOP, waiting until each stopped thread is off its CPU (`settle`), and reading its CPU time from
+/proc: the path without the job's cgroup (runner/sandbox/cgroup.py). docs/harness.md, "Compute is charged,
+not only counted", says what /proc misses and how a tree that runs while stopped is caught."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
-"""Judges forked from a process that imported torch ahead of the jobs, so that a job pays no interpreter
-start-up and no `import torch` (issue 15, part 4; docs/sandbox.md, "The fork server", has the threats).
-
-    caller (execute())                fork server (one per calling process, started once)
-      spawn(env) ── fds over SCM_RIGHTS ──> fork: waiter ── fork: judge (its own session)
-                  <── judge pid, waiter pid, exit status ── on the job's own socket
-
-The server holds nothing of any job: it receives four descriptors and a byte, never the request, the key
-or the environment, so a judge forked later finds nothing of an earlier job in the memory it inherits.
-What the job needs reaches the judge directly: its environment as the first line of its stdin, the
-request (secret seed and key) as the second. A served judge forks the contestant's stem first of all
-(runner/sandbox/stem.py), before it reads either line: the stem, and the contestant it becomes, inherit a
-memory that never held a secret.
-
-The waiter reports the judge's pid and exit status, and kills the judge's process group when the caller's
-end of the job socket closes (the caller died or gave up). The server dies with the thread that started
-it; the next spawn starts another.
-
-This module is the caller's half; runner/judge/served.py is the server's.
-"""
+"""The caller's half of the fork server: judges forked from a process that imported torch ahead of the
+jobs, so that a job pays no interpreter start-up and no `import torch` (runner/judge/served.py is the
+server's half). docs/sandbox.md, "The fork server", has the protocol and the threats."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """The contestant's stem: a copy of a served judge, forked before the judge reads its request, that later
-becomes the contestant inside the job's sandbox without starting an interpreter or importing torch.
-
-A judge forked by the fork server (runner/judge/served.py) calls fork() first of all. The stem closes every descriptor of the
-judge's (its stdin still holds the unread request) and waits. When the judge starts the contestant, the
-bwrap backend first starts the job's sandbox exactly as for an exec'd contestant, with `sleep` in it as
-its only program (the holder), and hands the stem a pidfd on the holder, the job's uid, limits and
-environment, and the contestant's two descriptors. The stem then joins the holder's namespaces (mount, pid, network,
-IPC, UTS, cgroup, and the user namespace last, since joining it gives up every capability outside it),
-drops every capability, sets no-new-privileges and the job's uid, and forks: the child is born in the
-sandbox's pid namespace and runs runner.contestant.harness as `python -m runner.contestant.harness` would. The stem waits
-for it and exits with its status, as bwrap's reaper does (128+N for a death by signal N).
-
-What the contestant gets is therefore the exec'd contestant's sandbox, joined instead of entered: the same
-root, mounts, uid, rlimits and environment, in a fresh set of namespaces made for this job only. What
-differs, and why it is safe, is in docs/sandbox.md ("The fork server").
-"""
+joins the job's sandbox and forks the contestant there, with no interpreter start-up and no torch import.
+docs/sandbox.md, "The fork server", has the steps and what differs from an exec'd contestant."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""Dedicated uids for contestants: one uid per running job, leased from a range that no account uses.
-
-A job's uid owns nothing on the host but its scratch directory, so the contestant can read no file that is
-not world-readable, signal no process but its own, and its process limit (RLIMIT_NPROC, counted per uid)
-counts its own processes only. When the job ends, every process of the uid is killed, which is how
-"nothing outlives a job" is checked, whatever the contestant did (double forks, setsid, a new session).
-
-The lease is an flock on a file in a root-only directory: it is held by the process that runs the job
-and released by the kernel if that process dies. Needs root; without it the backends run the contestant
-under the worker's own uid and say so.
-
-Settings: RUNNER_SANDBOX_UID_BASE, RUNNER_SANDBOX_UID_COUNT and RUNNER_SANDBOX_LOCK_DIR (runner/settings.py
-has their defaults). 61000-61063 lies in Debian's range for dynamically
-allocated global ids (60000-64999), below systemd's DynamicUser range (61184-65519); a uid of the range
-that has an account in /etc/passwd is never used.
-"""
+"""Dedicated uids for contestants: one per running job, leased by an flock from a range no account uses, so
+that a job signals only its own processes, RLIMIT_NPROC counts them alone, and "nothing outlives a job" is
+checkable. docs/sandbox.md, "`bwrap`" (User) and "Nothing outlives a job", has the range and why."""
 
 from __future__ import annotations
 
