@@ -2,12 +2,8 @@
 
     python -m runner.judge < request.json > report.json
 
-The request (the JobSpec, the job directory, the run seed and the report key) arrives on stdin: neither
-secret is ever in argv, the environment or a file. The report goes out on stdout in frames signed with the
-key (runner/wire/seal.py); anything else the judge's libraries print goes to stderr. The judge starts the
-contestant in its sandbox first, and only then imports torch and the problem, so that the two processes'
-start-up overlaps.
-"""
+The request (JobSpec, job directory, run seed, report key) arrives on stdin, never argv, env or a file; the
+report leaves on stdout in signed frames (runner/wire/seal.py). docs/harness.md, "Processes"."""
 
 from __future__ import annotations
 

@@ -1,9 +1,3 @@
-"""What passes between the runner's processes (docs/harness.md, "Processes").
-
-- `seal.py`: the judge's signed frames, how the caller believes a report.
-- `leash.py`: the worker's hold on its judge, so that no judge outlives or runs beside its worker.
-- `channel.py`: the judge <-> contestant control socket (small JSON one way, pickles the other).
-- `handshake.py`: the shared-memory go/done flags of a timed call.
-- `transport.py`: where a call's tensors live on a CPU (a sealed memfd arena), laid out once for both sides.
-- `devmem.py`: the same on a GPU: one driver allocation shared by an IPC handle.
-"""
+"""What passes between the runner's processes: signed report frames (seal), the worker's leash on its judge
+(leash), the control socket (channel), the go/done page (handshake), a call's tensors on a CPU (transport)
+and on a GPU (devmem). docs/architecture.md lists them; docs/harness.md, "Processes", has the design."""

@@ -1,14 +1,6 @@
-"""The private control channel between judge and contestant: a Unix socket pair.
-
-Judge -> contestant messages are pickles (the contestant may trust the judge), with file descriptors
-attached where needed. Contestant -> judge messages are small JSON objects: the judge never unpickles
-anything the contestant wrote, and it believes no number the contestant sends.
-
-Every command carries a fresh random nonce that its replies must echo: a reply sent ahead of its command,
-or one left over from an earlier command, is out of protocol. So is a reply that is not one small JSON
-object. The judge treats either as the submission breaking the rules (ProtocolError), never as its own
-failure.
-"""
+"""The private control channel between judge and contestant: a Unix socket pair, pickles from the judge,
+small JSON objects from the contestant, each reply echoing its command's fresh nonce; anything else is the
+submission breaking the rules (ProtocolError). docs/harness.md, "Processes" and "The report is signed"."""
 
 from __future__ import annotations
 

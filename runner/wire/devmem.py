@@ -1,13 +1,6 @@
-"""The GPU slots' memory: one allocation of the job's own, made by the driver outside torch's caching
-allocator, sized once for the job's largest case and reused by every case (docs/harness.md, "GPU slots").
-
-CUDA IPC maps the whole allocation a handle names, not the tensor. A tensor from torch's allocator shares
-its segment (2 MiB for allocations up to 1 MiB, 20 MiB up to 10 MiB) with whatever else the judge put there:
-samples, references, private copies, snapshots. This allocation holds slots only, so a kernel that reads
-or writes past its slot finds the other slots of the same call and nothing of the judge's. And since the
-judge never exports a tensor of torch's, no reference-count file under /dev/shm is needed (the contestant
-cannot open the judge's), and no slot memory piles up case after case.
-"""
+"""The GPU slots' memory: one driver allocation of the job's own, outside torch's caching allocator, sized
+once for the job's largest call and reused by every case, so that nothing of the judge's shares it.
+docs/harness.md, "The GPU protocol, as built" (slots in memory of their own), says why."""
 
 from __future__ import annotations
 

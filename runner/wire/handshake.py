@@ -1,15 +1,6 @@
-"""The go/done counters of a window's calls: one shared page, one input revealed per call, on every device.
-
-The judge writes call i's input into its slot, then `go = i + 1`; the contestant makes call i and writes
-`done = i + 1` (or -1 when the call raised). No input of a later call exists while a call runs, so no
-harness, the contestant's own or one a submission put in its place, can serve several calls with one
-batched call (docs/harness.md, "One case").
-
-On a GPU both sides spin, as they always did: a spinning process's CPU time is not charged there. On a
-CPU it is, so the contestant sleeps in the kernel (a futex on the shared page) until its go, and an
-honest kernel is charged nothing between calls; the judge spins for a moment, which a short call ends,
-then sleeps too, so that a long call leaves every core to the contestant.
-"""
+"""The go/done counters of a window's calls: one shared page, one input revealed per call, on every device
+(the judge writes `go = i + 1`, the contestant `done = i + 1`, or -1 when the call raised). On a CPU the
+contestant sleeps on a futex of the page until its go; on a GPU both spin. docs/harness.md, "One case"."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-"""The leash between a worker and its judge: a judge never outlives, nor runs on beside, its worker.
-
-The judge runs in a session of its own (so that its whole tree can be killed as one), which a worker's
-supervisor killing the worker's process group does not reach; PR_SET_PDEATHSIG covers a worker that dies,
-but not one that is frozen (SIGSTOP, a hung host): its heartbeat lapses, the sweeper gives the submission
-to another worker, and the old judge would go on beside the new one. So the worker keeps the judge's stdin
-open after the request and writes a byte to it every `interval` (a thread: `Holder`); the judge watches it
-(`watch`) and stops itself, killing what it started, when
-
-- stdin reaches its end: the worker is gone (killed, crashed), whatever PR_SET_PDEATHSIG did;
-- its parent is no longer the process that started it (reparented: the worker is gone);
-- no byte came for `leash_s`: the worker is frozen or hung, and will soon be written off.
-
-A judge that stops so exits with `EXIT_STATUS` and says why on stderr; the worker (if it ever resumes)
-reports that as a fault of the platform, never as the submission's. RUNNER_LEASH_S sets the leash (20 s by
-default: well under the platform's heartbeat timeout, so that the old judge is gone before the submission
-is handed to another worker); 0 turns it off.
-"""
+"""The leash between a worker and its judge: a judge never outlives, nor runs on beside, its worker. The
+worker writes a byte to the judge's stdin every `interval` (`Holder`); the judge stops itself (`watch`,
+`EXIT_STATUS`) at end of file, on a new parent, or after `leash_s` of silence (RUNNER_LEASH_S).
+docs/platform.md, "Operations", says why."""
 
 from __future__ import annotations
 

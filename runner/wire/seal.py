@@ -1,27 +1,6 @@
-"""The judge's signed frames: how the caller tells the judge's report from anything else in its stream.
-
-The caller hands the judge a fresh key inside the request on the judge's stdin (never argv, env or a file).
-The judge writes its frames to its report stream, each a header line and a payload:
-
-    KB1 started 0 <mac>\\n                 before the contestant exists
-    KB1 case <length> <mac>\\n<json>       zero or more: one per case as it finishes (progress, for display)
-    KB1 report <length> <mac>\\n<json>     the RunReport, as its last act
-
-where <mac> is HMAC-SHA256 under the key over the frame's kind and payload. The caller believes a report
-only when the stream holds exactly these frames in this order, every one signed, and the judge then exited
-with status 0. No process of the contestant can read the key (the judge and the caller are not dumpable
-while a job runs, and the contestant has no capabilities), so it can neither forge a frame nor pass one off
-as the judge's.
-
-A `case` frame's payload is {"done": n, "total": m, "case": id, "status": "passed" | "failed" | ...}, with
-`done` counting 1, 2, 3 ... and `total` the same in every frame: a signed frame replayed or reordered breaks
-the count, and the stream is then not believed, exactly as for a forged one. Case frames are advisory, for
-a live display while the judge runs (`Reader`); the report alone is the verdict (`read`).
-
-The `started` frame separates the platform's failures from the submission's: a judge that never signed
-it failed before any submission code ran; one that signed it and then left no report was stopped, killed or
-confused while the contestant ran.
-"""
+"""The judge's signed frames (`started`, `case`, `report`): how the caller tells the judge's report from
+anything else in its stream, and the platform's failures from the submission's. docs/harness.md, "The
+report is signed", has the format and what the caller concludes from each stream."""
 
 from __future__ import annotations
 
