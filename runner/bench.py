@@ -1,14 +1,10 @@
-"""Benchmarks of the judge itself; they print figures (docs/benchmarks.md keeps them).
+"""Benchmarks of the judge itself; they print figures, which docs/benchmarks.md keeps with their commands.
 
-python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
-    For each problem's reference, run as a submission: the judge's per-call time against an in-process
-    timeit (CPU) or triton.testing.do_bench (GPU) of the same call, per benchmark case: on one warm
-    input, with the hand-over of the output, and cold (rotating through inputs larger than the cache,
-    as the judge's fresh input per call does); and the spread (coefficient of variation) of the
-    leaderboard score over --runs runs.
-python -m runner.bench floor
-    Measures this CPU's copy bandwidth and fp32 matmul FLOP/s, for the CPU row of runner/floors.py.
-"""
+    python -m runner.bench fidelity --device cpu [--runs 5] [--problems vectoradd,matmul]
+    python -m runner.bench floor      (this CPU's copy bandwidth and fp32 matmul, for runner/floors.py)
+
+`fidelity` sets the judge's per-call time against timeit (CPU) or triton.testing.do_bench (GPU), warm and
+cold, and gives the leaderboard score's spread over --runs."""
 
 from __future__ import annotations
 

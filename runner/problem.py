@@ -1,15 +1,6 @@
-"""Problems: one folder each under problems/, loaded by path (they are not a package).
-
-A folder holds:
-  problem.py    title, cases (TESTS and BENCHMARKS per device), `counts(**case)` -> (flops, bytes)
-  reference.py  generate_input(**case, seed, device), ref_kernel(data), check_implementation(data, output)
-  task.py       the input_t / output_t aliases a GPU MODE submission imports (`from task import ...`)
-  utils.py      optional: the `utils` module submissions import; without one, runner/contestant/utils.py
-  statement.md  what to compute, for people
-  templates/    starting points (PyTorch, Triton)
-  solutions/    correct/, wrong/, cheating/: golden submissions with the verdict each must get
-docs/problems.md explains how to add one.
-"""
+"""Problems: one folder each (problem.py, reference.py, task.py, statement.md, templates/, solutions/),
+found on a search path and loaded by path (they are not a package). docs/problems.md says what each file
+holds and how to add one."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""Whether this host judges as the tested default does: checked when a worker starts, and for every CPU job.
-
-The tested default is bubblewrap run as root on the host. Every CPU job then gets a cgroup of its own,
-whose counter charges each window and whose freezer holds the contestant between windows
-(runner/sandbox/cgroup.py), a uid leased for the job (runner/sandbox/uids.py: RLIMIT_NPROC counts the job's own
-processes, and "nothing outlives the job" is checkable), and judges forked from the fork server. A host
-that cannot give those still judges, but more weakly: CPU time read from /proc, which misses a helper the
-kernel reaps by itself and can miss one that runs between the judge's SIGSTOPs (docs/harness.md), and no
-per-job process bound. A worker must never drift onto that path unseen, so it refuses to start there, and
-a ranked run (`JobSpec.ranked`, the platform's leaderboard mode) is refused there, unless the operator asks
-for the /proc path by name: RUNNER_CPU_ACCOUNTING=proc. Every report judged on it says so in a sentence (`PROC_SENTENCE`).
-
-GPU hosts judge with the docker backend: the judge and the contestant in a container of their own, bounded
-by the container's cgroup (memory, processes, CPUs), the contestant as a uid leased on the host; a call's
-time is the GPU's (CUDA events), not CPU accounting. Their check asks for root (the leased uid), an engine
-that answers, and the runner image of this checkout.
-"""
+"""Whether this host judges as the tested default does (bubblewrap as root: a cgroup and a leased uid per
+job, the fork server; GPU hosts: docker with this checkout's image): checked when a worker starts, and for
+every CPU job. docs/platform.md, "Workers: what they judge with", has the table and the /proc path by name."""
 
 from __future__ import annotations
 

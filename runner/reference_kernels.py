@@ -1,14 +1,6 @@
-"""Problems in GPU MODE's reference-kernels layout, turned into problems here.
-
-Such a folder holds `task.yml` (the files of a run, `lang`, `description`, `templates`, `tests`,
-`benchmarks`, `ranking_by`, timeouts), `reference.py` (`generate_input(**case)` with a `seed` among the
-case's arguments, `ref_kernel(data)`, `check_implementation(data, output)`) and `task.py` (`input_t`,
-`output_t`). `import_folder` writes one problem folder from it: `reference.py` and `task.py` unchanged, the
-templates, the description as `statement.md`, and a `problem.py` made from task.yml that marks the
-reference as written for GPU MODE's harness. The judge then loads that reference through `Adapted`, which
-gives it this judge's contract: a fresh seed for every call, the run's device, and `(ok, message)` from
-the check. What does not map is refused with the reason (docs/problems.md, "Importing a problem").
-"""
+"""Problems in GPU MODE's reference-kernels layout (task.yml, reference.py, task.py) imported as problem
+folders here (`import_folder`); runner/gpumode.py runs such a reference at run time. docs/problems.md,
+"Importing a problem from GPU MODE's reference-kernels layout", has what maps and what is refused."""
 
 from __future__ import annotations
 

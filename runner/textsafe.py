@@ -1,16 +1,6 @@
-"""Contestant text as data: what a submission prints or raises, made safe for every reader of a report.
-
-Strings the contestant controls reach the report (its output in `logs`, its exception texts in the messages,
-anything it put in a reply). Left as they came, a NUL byte is refused by PostgreSQL, a lone surrogate (a
-valid `"\\ud800"` escape in the JSON of a reply) by every database and by a UTF-8 terminal, and an escape
-sequence rewrites the terminal of whoever reads the report. The judge cleans its report here before it signs
-it, and every reader cleans again (the caller, the platform, the text reports): a report that reaches them by
-another path must never matter.
-
-Clean means: valid Unicode (each lone surrogate becomes U+FFFD), every control character but newline, tab
-and the \\r of a \\r\\n written out visibly (`\\x00`), each string capped, numbers finite (NaN and
-infinities become null, which JSON and PostgreSQL's jsonb accept), and nothing but JSON's own types.
-"""
+"""Contestant text as data: what a submission prints or raises, made safe for every reader of a report (a
+NUL byte, a lone surrogate, a terminal escape). The judge cleans its report here before signing it, and
+every reader cleans again; docs/report.md says what clean means."""
 
 from __future__ import annotations
 
