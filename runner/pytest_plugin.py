@@ -1,11 +1,9 @@
-"""A pytest plugin: check a kernel locally with the very harness the server uses.
+"""A pytest plugin: check a kernel locally with the very harness the server uses (registered through the
+package's `pytest11` entry point, so it is there wherever the package is installed).
 
     pytest --problem trimul --submission my_kernel.py [--mode benchmark] [--device cuda]
 
-One item per case, PASSED or FAILED with the judge's reason; the timings at the end. The session passes
-only when the run did (runner.vocabulary.passed): a run flagged as a whole (an output written after `done`)
-fails it even where every case passed. The plugin is registered through the package's `pytest11` entry point, so it is there wherever the package is installed.
-"""
+One item per case; the session passes only when the run did (runner.vocabulary.passed, docs/report.md)."""
 
 from __future__ import annotations
 

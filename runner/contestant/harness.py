@@ -1,11 +1,10 @@
 """The contestant process: imports the submission and calls custom_kernel when the judge says go.
 
-Everything here runs beside untrusted code and so decides nothing. It validates and stores outputs so
-that honest mistakes get clear messages, but the judge re-checks every byte it is given, keeps the clock,
-and believes no number sent from here.
-
     python -m runner.contestant.harness FD      (FD: the control socket, inherited from the judge)
-"""
+
+It runs beside untrusted code and so decides nothing: it checks outputs only so that honest mistakes get
+clear messages; the judge re-checks every byte, keeps the clock and believes no number sent from here
+(docs/harness.md, "Processes")."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Who is to blame when the judge itself fails mid-run.
-
-A judge that raises is reported as the platform's fault, which the platform runs again: a re-roll. But once
-the contestant runs, it can make the judge raise: by exhausting a resource the judge shares with it (the
-host's table of open files, memory where the job has no bound of its own, a container's process limit) or
-by ending processes while the judge reads them under /proc or the job's cgroup. Those failures are the
-submission's, and its verdict names what it exhausted; anything else stays the platform's fault.
-"""
+"""Who is to blame when the judge itself fails after the contestant started: the submission, when it
+exhausted a resource the judge shares with it or ended processes the judge was reading (its verdict names
+what), else the platform, which runs it again. docs/sandbox.md, "Limits, per mode, in one place" (Whose
+fault), has the list."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""How inputs and outputs cross between the judge and the contestant without being copied through pipes.
-
-The judge lays a case's tensors out in an arena and sends the contestant a *skeleton*: the case's data
-structure with each tensor replaced by a `TensorRef`, an offset into the arena. On a CPU the arena is a
-memfd that both processes map, one per case; on a GPU it is one device allocation per job, shared through
-CUDA IPC (runner/wire/devmem.py). The contestant only ever gets views of the judge's slots; the judge keeps
-private copies of every input it hands out, elsewhere.
-"""
+"""How a call's inputs and outputs cross between judge and contestant without pipes: tensors laid out in an
+arena (a memfd per case on a CPU, runner/wire/devmem.py on a GPU) and a skeleton of `TensorRef`s sent once.
+The contestant gets only views of the judge's slots; the judge keeps private copies (docs/harness.md, "One
+case", step 1)."""
 
 from __future__ import annotations
 
