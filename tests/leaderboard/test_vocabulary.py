@@ -4,7 +4,7 @@ from django.conf import settings
 
 from leaderboard.api.endpoints import api
 from leaderboard.client import cli
-from leaderboard.submissions.models import FINAL_STATES, DeviceKind, Mode, State
+from leaderboard.submissions.models import FINAL_STATES, VERDICT_STATES, DeviceKind, Mode, State
 from runner import vocabulary
 from runner.floors import floor_seconds
 from runner.spec import MODES
@@ -26,8 +26,10 @@ def test_device_kinds_agree_everywhere():
 def test_modes_and_states_agree_everywhere():
     modes = [m.value for m in vocabulary.Mode]
     assert list(MODES) == modes == Mode.values == list(cli.MODES)
-    assert State.values == ["queued", "running", *[v.value for v in Verdict]]
-    assert list(FINAL_STATES) == [v.value for v in Verdict]
+    # A submission's states: the judge's verdicts, and cancelled, the one final state no judge gives.
+    assert State.values == ["queued", "running", *[v.value for v in Verdict], "cancelled"]
+    assert list(VERDICT_STATES) == [v.value for v in Verdict]
+    assert list(FINAL_STATES) == [*VERDICT_STATES, "cancelled"]
 
 
 def test_the_api_schema_lists_the_same_words():

@@ -41,7 +41,7 @@ def test_the_form_says_which_device_kinds_are_served(as_user, alice, problems, c
 
 
 def test_a_device_kind_without_a_worker_is_refused_on_the_form(as_user, alice, problems, cpu_served):
-    response = as_user(alice).post("/submit/", _form(device_kind="h100", language="cuda"))
+    response = as_user(alice).post("/submit/", _form(device_kind="h100"))
     assert response.status_code == 503
     assert "No worker judges the h100 device kind now" in response.content.decode()
     assert not Submission.objects.exists()
