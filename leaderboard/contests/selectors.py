@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from leaderboard.contests.models import Contest, FinalEntry, Phase
 from leaderboard.errors import NotFound
@@ -139,16 +139,15 @@ class HistoryLine:
 def contest_history(*, user, now: datetime) -> list[HistoryLine]:
     """The contests the user took part in (a leaderboard-mode submission made in one, on its problems),
     latest first, with their place on each board: the final board's, or the live one's while it runs."""
+    made_in_it = Q(
+        problems__versions__submissions__user=user,
+        problems__versions__submissions__mode=Mode.LEADERBOARD,
+        problems__versions__submissions__created_at__gte=F("starts_at"),
+        problems__versions__submissions__created_at__lt=F("ends_at"),
+    )
+    contests = Contest.objects.filter(made_in_it, starts_at__lte=now).distinct().prefetch_related("problems")
     lines: list[HistoryLine] = []
-    for contest in Contest.objects.filter(starts_at__lte=now).prefetch_related("problems"):
-        took_part = Submission.objects.filter(
-            _made_in(contest),
-            user=user,
-            mode=Mode.LEADERBOARD,
-            problem_version__problem__in=contest.problems.all(),
-        ).exists()
-        if not took_part:
-            continue
+    for contest in contests:
         phase = contest.phase(now)
         rankings = _final_rankings(contest) if phase == Phase.FINAL else live_rankings(contest=contest)
         mine = [

@@ -151,6 +151,14 @@ def test_the_user_page_shows_the_contest_history(client, contest, alice, bob, ju
     assert "final" in history[history.index('id="contests"') : history.index("<h2>Submissions")]
 
 
+def test_a_user_who_took_part_without_a_ranked_entry(client, contest, alice, bob, judged):
+    judged(alice, score_s=2e-3, verdict="failed")
+    judged(bob, score_s=1e-3, mode="test")  # not leaderboard mode: not taking part
+    html = client.get("/users/alice/").content.decode()
+    assert "Vector sprint" in html and "took part; no ranked entry" in html
+    assert 'id="contests"' not in client.get("/users/bob/").content.decode()
+
+
 def test_the_submission_page_says_whether_it_ranks_in_the_contest(client, contest, alice, judged):
     during = judged(alice, score_s=2e-3)
     _end(contest)
@@ -158,6 +166,34 @@ def test_the_submission_page_says_whether_it_ranks_in_the_contest(client, contes
     assert "Made during the contest" in client.get(f"/submissions/{during.pk}/").content.decode()
     html = client.get(f"/submissions/{after.pk}/").content.decode()
     assert "Made after the contest" in html and "not ranked in the contest" in html
+
+
+def test_concurrent_freezes_on_postgres_store_one_board(transactional_db, contest, alice, bob, judged):
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the race is PostgreSQL's row locks; PostgreSQL did not answer")
+    judged(alice, score_s=2e-3)
+    judged(bob, score_s=1e-3)
+    _end(contest)
+    start, froze = threading.Barrier(6), []
+
+    def freeze():
+        start.wait()
+        try:
+            froze.append(contest_freeze(contest=Contest.objects.get(pk=contest.pk)))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=freeze) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(froze) == [False] * 5 + [True]
+    assert list(FinalEntry.objects.values_list("username", "rank")) == [("bob", 1), ("alice", 2)]
 
 
 def test_the_contest_list(client, contest):
