@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.utils import timezone
 
-from leaderboard.submissions.models import Attempt, Run, RunCase, State, Submission
+from leaderboard.submissions.models import Attempt, Run, RunCase, State, Submission, Worker
 from leaderboard.submissions.services import submission_operator_end, submission_operator_requeue
 
 
@@ -132,3 +132,21 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ("verdict", "flagged")
     raw_id_fields = ("submission",)
     inlines = [RunCaseInline]
+
+
+@admin.register(Worker)
+class WorkerAdmin(admin.ModelAdmin):
+    """The workers as they record themselves (leaderboard/submissions/workers.py): read-only; a row whose
+    beat is older than WORKER_STALE_AFTER_S serves nothing. Deleting a stopped worker's row forgets it."""
+
+    list_display = ("name", "device_kinds", "started_at", "beat_at", "stopped_at", "serving")
+    ordering = ("device_kinds", "name")
+    readonly_fields = ("name", "device_kinds", "started_at", "beat_at", "stopped_at")
+
+    @admin.display(boolean=True)
+    def serving(self, worker: Worker) -> bool:
+        fresh = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER_S)
+        return worker.stopped_at is None and worker.beat_at >= fresh
+
+    def has_add_permission(self, request):
+        return False

@@ -88,6 +88,11 @@ class Sweeper:
                 "sweeper: the broker did not hold the sweeper's marker (it is new, or restarted without its "
                 f"messages): every queued submission was sent again ({result.resent})"
             )
+        if result.unserved:
+            self.say(
+                f"sweeper: {result.unserved} queued for a device kind with no worker for "
+                f"{settings.SUBMISSION_UNSERVED_TIMEOUT_S:g} s were taken off the queue (cancelled)"
+            )
         if result.requeued or result.ended or result.resent:
             self.say(
                 f"sweeper: {result.requeued} re-queued, {result.ended} ended as error, {result.resent} resent"

@@ -86,3 +86,8 @@ def test_the_tokens_page_has_a_copy_button_and_the_servers_address(as_user, alic
     )
     assert f"export KERNELBOARD_TOKEN={token}" in html
     assert "web/copy.js" in html
+
+
+def test_staff_see_the_workers_in_the_admin(as_user, staff, cpu_served):
+    html = as_user(staff).get("/admin/submissions/worker/").content.decode()
+    assert "cpu@test" in html and 'alt="True"' in html  # serving

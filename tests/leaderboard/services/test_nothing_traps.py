@@ -167,3 +167,19 @@ def test_a_submission_judged_in_its_own_process_needs_no_worker(problems, robo, 
         judged_here=True,
     )
     assert submission.state == State.QUEUED
+
+
+def test_the_sweeper_takes_them_off_the_queue_and_says_so(problems, alice, settings):
+    from leaderboard.submissions.sweeper import Sweeper
+
+    settings.SUBMISSION_UNSERVED_TIMEOUT_S = 600
+    old = make_submission(alice.user, device_kind="h100", language="cuda")
+    Submission.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(seconds=700))
+    said: list[str] = []
+    result = Sweeper(say=said.append).round()
+    assert result.unserved == 1
+    assert Submission.objects.get(pk=old.pk).state == State.CANCELLED
+    assert (
+        "sweeper: 1 queued for a device kind with no worker for 600 s were taken off the queue (cancelled)"
+        in said
+    )
