@@ -73,14 +73,24 @@ def redact_paths(text: str) -> str:
 def public_env(env: dict) -> list[tuple[str, str]]:
     """The environment record as the pages show it: versions, device and CPU; no interpreter path or other
     path on the worker's disk."""
-    return sorted(
-        (k, redact_paths(str(v)) if isinstance(v, str) else v)
-        for k, v in env.items()
-        if k not in _PRIVATE_ENV_KEYS
-    )
+    return sorted((k, _env_value(v)) for k, v in env.items() if k not in _PRIVATE_ENV_KEYS)
+
+
+def _env_value(value) -> str:
+    """One value of the environment record in words: a record within it (the contestant's threads) as
+    `runtime: 1, after_import: 1`, a list as its items, never Python's own notation."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_env_value(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_env_value(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return redact_paths(str(value))
 
 
 def limit_text(name: str, value) -> str:
+    if name == "case_budget_s" and not value:
+        return "untimed"
     if not isinstance(value, int | float):
         return str(value)
     if name.endswith("_bytes"):

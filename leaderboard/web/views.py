@@ -333,6 +333,10 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "source": highlight(source.text, line_numbers=True, mark_line=error_line) if source else None,
         "error_line": error_line if source else None,
         "can_edit": editable_submission(request.user, submission.pk) is not None,
+        # Only the diffs that have another source to show: a first submission has no previous one.
+        "diff_targets": [a for a in ("previous", "best") if comparison_target(request.user, submission, a)]
+        if source_visible
+        else [],
         "can_cancel": submission.state == State.QUEUED and request.user.pk == submission.user_id,
         "source_meta": source,
         "deadline": problem_deadline(submission.problem_version.problem),

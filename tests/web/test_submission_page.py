@@ -203,3 +203,46 @@ def test_skipped_cases_are_one_line_with_the_reason(client, alice, judged):
         html.count('class="case-skipped"') == 1 and "11 cases skipped</span>: an earlier case failed" in html
     )
     assert "<td>vectoradd[size=1024]</td>" not in html  # no row of its own (the text report keeps them)
+
+
+# --- a test-mode report, the diffs there are, tracebacks (issue 31, item 9) ---------------------------------
+
+
+def test_a_test_mode_report_shows_no_empty_sections_and_no_raw_records(as_user, alice, judged):
+    env = {"python": "3.11", "contestant_threads": {"runtime": 1, "after_import": 2, "most": 2}}
+    submission = judged(alice, mode="test", env=env)
+    html = as_user(alice).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "Energy" not in html.split('id="cases"')[1].split("</section>")[0]  # nothing timed, nothing to say
+    row = html.split("<th>contestant_threads</th>")[1].split("</tr>")[0]  # (PostgreSQL orders the keys)
+    assert all(part in row for part in ("runtime: 1", "after_import: 2", "most: 2")) and "{" not in row
+    assert "Limits it ran under" in html
+    run = submission.run
+    run.report = {**run.report, "limits": {}, "env": {}}  # a run refused before it started has neither
+    run.save(update_fields=["report"])
+    html = as_user(alice).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "Limits it ran under" not in html and 'id="limits"' not in html
+
+
+def test_a_first_submission_offers_no_diff_that_would_be_a_404(as_user, alice, judged):
+    first = judged(alice, score_s=2e-3)
+    html = as_user(alice).get(f"/submissions/{first.pk}/").content.decode()
+    assert "Diff against previous" not in html and "Diff against best" not in html  # it is its own best
+    second = judged(alice, score_s=3e-3)
+    html = as_user(alice).get(f"/submissions/{second.pk}/").content.decode()
+    assert "Diff against previous" in html and "Diff against best" in html
+    for against in ("previous", "best"):
+        assert as_user(alice).get(f"/submissions/{second.pk}/diff?against={against}").status_code == 200
+
+
+def test_the_authors_traceback_shows_no_host_path(as_user, alice, judged):
+    logs = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/main/runner/contestant/harness.py", line 226, in run\n'
+        '  File "/tmp/kb-job-f1445ayx/submission.py", line 3, in custom_kernel\n'
+        "RuntimeError: boom\n"
+    )
+    submission = judged(alice, mode="test", verdict="error", logs=logs)
+    html = as_user(alice).get(f"/submissions/{submission.pk}/").content.decode()
+    shown = html.split('<pre class="logs">')[1].split("</pre>")[0]
+    assert "/work/main" not in html and "kb-job-f1445ayx" not in html
+    assert "…/harness.py" in shown and "…/submission.py" in shown and "RuntimeError: boom" in shown
