@@ -33,6 +33,7 @@ SURFACE = {
         "render",
         "write_profile_csvs",
     },
-    "runner.judge.timing": {"geometric_mean"},  # the one score's arithmetic
+    # the one score's arithmetic, and the words of its uncertainty (the scoring page)
+    "runner.judge.timing": {"geometric_mean", "CONFIDENCE", "FEW_WINDOWS", "NOISY"},
     "runner.sandbox": {"default_sandbox"},  # the settings' default backend
 }

@@ -163,6 +163,9 @@ def get_rankings(request, name: str, device: Query[DeviceKindName] = "cpu", limi
                 "user": e.username,
                 "is_agent": e.is_agent,
                 "score_s": e.score_s,
+                "score_low_s": e.score_low_s,
+                "score_high_s": e.score_high_s,
+                "tied_with": list(e.tied_with),
                 "submission_id": e.submission_id,
                 "language": e.language,
                 "submitted_at": e.submitted_at,
@@ -251,6 +254,8 @@ def _brief(s: Submission) -> dict:
         "final": s.is_final,
         "message": s.message,
         "score_s": run.score_s if (run := _run_of(s)) else None,
+        "score_low_s": run.score_low_s if run else None,
+        "score_high_s": run.score_high_s if run else None,
         "created_at": s.created_at,
     }
 
@@ -288,12 +293,18 @@ def get_submission(request, submission_id: int):
         "message": submission.message,
         "verdict": run.verdict if run else None,
         "score_s": run.score_s if run else None,
+        "score_low_s": run.score_low_s if run else None,
+        "score_high_s": run.score_high_s if run else None,
+        "score_note": run.score_note if run else "",
         "cases": [
             {
                 "id": c.case_id,
                 "kind": c.kind,
                 "status": c.status,
                 "message": c.message,
+                "median_s": c.median_s,
+                "median_low_s": c.median_low_s,
+                "median_high_s": c.median_high_s,
                 "mean_s": c.mean_s,
                 "stderr_s": c.stderr_s,
                 "stats": c.stats,

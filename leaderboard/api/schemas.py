@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 from pydantic import BaseModel
+from pydantic import Field as PydanticField
 
+from runner.report import SCORE_DEFINITION
 from runner.vocabulary import DEVICE_KINDS, Mode
 
 # From runner/vocabulary.py, the one table of each (Literal of a tuple is the Literal of its items).
@@ -86,7 +88,12 @@ class CaseResultOut(Schema):
     kind: str = Field(description="test, benchmark, or secret (the ranked run's hidden inputs)")
     status: str
     message: str
-    mean_s: float | None = Field(description="seconds per call, from the judge's clock")
+    median_s: float | None = Field(
+        None, description="the median window's seconds per call, from the judge's clock: what the score uses"
+    )
+    median_low_s: float | None = Field(None, description="the median's 95 % interval, low end")
+    median_high_s: float | None = Field(None, description="the median's 95 % interval, high end")
+    mean_s: float | None = Field(description="seconds per call over all timed calls, from the judge's clock")
     stderr_s: float | None
     stats: dict[str, Any] | None
     floor_s: float | None = Field(description="the physical floor of this case on this device")
@@ -137,7 +144,12 @@ class SubmissionOut(Schema):
     history: list[AttemptOut] = Field(description="every attempt at judging it, first to last")
     message: str
     verdict: str | None
-    score_s: float | None = Field(description="geometric mean over benchmark cases of seconds per call")
+    score_s: float | None = Field(description=f"the score: {SCORE_DEFINITION}")
+    score_low_s: float | None = Field(None, description="the score's 95 % interval, low end")
+    score_high_s: float | None = Field(None, description="the score's 95 % interval, high end")
+    score_note: str = Field(
+        "", description="what limits the score's precision, in words (few or noisy windows)"
+    )
     cases: list[CaseResultOut]
     flags: list[dict[str, Any]]
     profiles: list[ProfileOut] = Field(
@@ -163,17 +175,27 @@ class SubmissionBrief(Schema):
     state: str
     final: bool
     message: str
-    score_s: float | None
+    score_s: float | None = Field(description=f"the score: {SCORE_DEFINITION}")
+    score_low_s: float | None = None
+    score_high_s: float | None = None
     created_at: datetime
 
 
 # Rankings are plain pydantic models: ninja's Schema wraps every row of a response for attribute access,
 # which for a 100-row ranking cost more than the database query.
 class RankingEntryOut(BaseModel):
-    rank: int
+    rank: int = PydanticField(
+        description="1 + the number of entries faster beyond doubt (their 95 % interval wholly below this "
+        "one's): entries whose intervals overlap share a rank"
+    )
     user: str
     is_agent: bool
-    score_s: float
+    score_s: float = PydanticField(description=f"the score: {SCORE_DEFINITION}")
+    score_low_s: float | None = PydanticField(None, description="the score's 95 % interval, low end")
+    score_high_s: float | None = PydanticField(None, description="the score's 95 % interval, high end")
+    tied_with: list[str] = PydanticField(
+        default_factory=list, description="the users sharing this rank whose intervals overlap this one's"
+    )
     submission_id: int
     language: str
     submitted_at: datetime

@@ -32,7 +32,7 @@ from leaderboard.client.connection import ApiClient, ApiError
 from leaderboard.client.report import render_report
 from leaderboard.submissions.languages import LANGUAGES, language_of
 from runner import vocabulary
-from runner.report import format_time, write_profile_csvs
+from runner.report import SCORE_DEFINITION, format_score, format_time, write_profile_csvs
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
 MODES = tuple(vocabulary.Mode)
@@ -210,10 +210,13 @@ def _rankings(client: ApiClient, args) -> int:
     width = max(len(e["user"]) + (8 if e["is_agent"] else 0) for e in ranking["entries"])
     for e in ranking["entries"]:
         who = e["user"] + (" (agent)" if e["is_agent"] else "")
+        rank = f"{e['rank']}{'=' if e.get('tied_with') else '.'}"
+        score = format_score(e["score_s"], e.get("score_low_s"), e.get("score_high_s"))
         print(
-            f"{e['rank']:>4}. {who:<{width}}  {format_time(e['score_s']):>10}  {e['language']:<8}"
+            f"{rank:>5} {who:<{width}}  {score:<44}  {e['language']:<8}"
             f"  #{e['submission_id']}  {e['submitted_at'][:19].replace('T', ' ')}"
         )
+    print(f"score: {SCORE_DEFINITION}. '=' marks a rank shared with entries whose intervals overlap.")
     return 0
 
 

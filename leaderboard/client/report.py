@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from runner import textsafe
-from runner.report import format_time
+from runner.report import SCORE_DEFINITION, format_interval, format_score, format_time
 
 _ORDER = ("failed", "error", "timeout", "flagged", "rejected", "skipped", "passed")
 _COLOURS = {
@@ -39,11 +39,13 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
     for case in submission.get("cases", []):
         status = case["status"]
         parts = [case["id"], _paint(status.upper(), status, colour)]
-        if case.get("mean_s") is not None:
-            timing = format_time(case["mean_s"])
-            if case.get("stderr_s"):
-                timing += f" ± {format_time(case['stderr_s'])}"
+        if case.get("median_s") is not None:
+            timing = f"{format_time(case['median_s'])} median"
+            if interval := format_interval(case.get("median_low_s"), case.get("median_high_s")):
+                timing += f" ({interval})"
             parts.append(timing)
+        elif case.get("mean_s") is not None:  # a run judged before medians were stored
+            parts.append(f"{format_time(case['mean_s'])} mean")
         if case.get("kind") == "secret":
             parts.append("(secret inputs)")
         line = " ".join(parts)
@@ -51,7 +53,12 @@ def render_report(submission: dict[str, Any], *, colour: bool = False) -> str:
             line += f"\n    {case['message']}"
         lines.append(line)
     if submission.get("score_s") is not None:
-        lines.append(f"score: {format_time(submission['score_s'])} (geometric mean of the benchmark means)")
+        score = format_score(
+            submission["score_s"], submission.get("score_low_s"), submission.get("score_high_s")
+        )
+        lines.append(f"score: {score}: {SCORE_DEFINITION}.")
+        if submission.get("score_note"):
+            lines.append(f"note: {submission['score_note']}.")
     for profile in submission.get("profiles") or []:
         # At the end, next to the summary: the tables are what a profile run is for.
         lines += ["", profile["text"]]

@@ -97,7 +97,12 @@ class Run(models.Model):
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="run")
     verdict = models.CharField(max_length=16)
     message = models.TextField(blank=True)
-    score_s = models.FloatField(null=True, blank=True)  # geometric mean of the benchmark means
+    score_s = models.FloatField(null=True, blank=True)  # runner.report.SCORE_DEFINITION
+    # Its 95 % interval, and what limits it in words (runner/judge/timing.py); None for runs judged before
+    # intervals were kept, which then rank on their score alone.
+    score_low_s = models.FloatField(null=True, blank=True)
+    score_high_s = models.FloatField(null=True, blank=True)
+    score_note = models.TextField(blank=True)
     public_passed = models.BooleanField(default=False)  # every test and benchmark case passed
     secret_passed = models.BooleanField(default=False)  # the secret run's cases ran and all passed
     flagged = models.BooleanField(default=False)
@@ -133,6 +138,9 @@ class RunCase(models.Model):
     message = models.TextField(blank=True)
     mean_s = models.FloatField(null=True, blank=True)
     stderr_s = models.FloatField(null=True, blank=True)
+    median_s = models.FloatField(null=True, blank=True)  # what the score uses, with its 95 % interval
+    median_low_s = models.FloatField(null=True, blank=True)
+    median_high_s = models.FloatField(null=True, blank=True)
     stats = models.JSONField(null=True, blank=True)
     floor_s = models.FloatField(null=True, blank=True)
 

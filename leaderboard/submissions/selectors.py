@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from dataclasses import dataclass
@@ -28,6 +29,43 @@ class RankingEntry:
     submission_id: int
     language: str
     submitted_at: datetime
+    score_low_s: float | None = None  # the score's 95 % interval (runner/judge/timing.py)
+    score_high_s: float | None = None
+    tied_with: tuple[str, ...] = ()  # the users sharing this rank whose intervals overlap this one's
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % interval; a run judged before intervals were kept is its score alone."""
+        if self.score_low_s is None or self.score_high_s is None:
+            return self.score_s, self.score_s
+        return min(self.score_low_s, self.score_s), max(self.score_high_s, self.score_s)
+
+
+def ranked(rows: list[RankingEntry]) -> list[RankingEntry]:
+    """Ranks within noise, for `rows` in score order: an entry's rank is one more than the number of
+    entries faster beyond doubt (their whole 95 % interval below its own), so entries whose intervals
+    overlap share a rank, and each names those it is tied with. Nobody is ranked above someone they did
+    not measurably beat."""
+    out = []
+    for row in rows:
+        low, high = row.interval
+        rank = 1 + sum(other.interval[1] < low for other in rows)
+        out.append((row, rank))
+    return [
+        dataclasses.replace(
+            row,
+            rank=rank,
+            tied_with=tuple(
+                o.username
+                for o, r in out
+                if r == rank
+                and o is not row
+                and o.interval[0] <= row.interval[1]
+                and row.interval[0] <= o.interval[1]
+            ),
+        )
+        for row, rank in out
+    ]
 
 
 def ranking_eligible(
@@ -71,8 +109,8 @@ def ranking_for_problem(
 ) -> list[RankingEntry]:
     """The ranking of `problem`'s current version on `device_kind`, from the eligible submissions
     (ranking_eligible; `made_from` and `made_before` bound when they were made). Each user's best entry
-    counts (agents and people alike, agents marked); the lower geometric-mean score ranks first, and a tie
-    goes to the earlier submission.
+    counts (agents and people alike, agents marked); the lower score is listed first (an equal one: the
+    earlier submission), and entries whose 95 % intervals overlap share a rank (`ranked`).
     """
     order = [F("run__score_s").asc(), F("created_at").asc(), F("id").asc()]
     eligible = ranking_eligible(
@@ -82,11 +120,20 @@ def ranking_for_problem(
         eligible.annotate(place_of_user=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
         .filter(place_of_user=1)
         .order_by(*order)
-        .values_list("user__username", "user__is_agent", "run__score_s", "id", "language", "created_at")
+        .values_list(
+            "user__username",
+            "user__is_agent",
+            "run__score_s",
+            "id",
+            "language",
+            "created_at",
+            "run__score_low_s",
+            "run__score_high_s",
+        )
     )
     if limit is not None:
         best = best[:limit]
-    return [RankingEntry(rank, *row) for rank, row in enumerate(best, start=1)]
+    return ranked([RankingEntry(place, *row) for place, row in enumerate(best, start=1)])
 
 
 def submission_for_user(*, user, submission_id: int) -> Submission:

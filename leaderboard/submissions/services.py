@@ -334,6 +334,8 @@ def _bare(report: RunReport, state: str) -> RunReport:
         mode=_ascii(report.mode, 32),
         device=_ascii(report.device, 32),
         score_s=report.score_s,
+        score_low_s=report.score_low_s,
+        score_high_s=report.score_high_s,
         cases=[
             CaseResult(
                 id=_ascii(c.id, 300),
@@ -376,6 +378,9 @@ def _write_run(
             verdict=state,
             message=message,
             score_s=report.score_s,
+            score_low_s=report.score_low_s,
+            score_high_s=report.score_high_s,
+            score_note=_ascii(report.score_note, 300),
             public_passed=bool(public) and all(c.status == "passed" for c in public),
             secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
             flagged=state == State.FLAGGED,
@@ -396,6 +401,9 @@ def _write_run(
                 message=c.message,
                 mean_s=c.stats.mean if c.stats else None,
                 stderr_s=c.stats.stderr if c.stats else None,
+                median_s=c.stats.median if c.stats else None,
+                median_low_s=c.stats.median_low if c.stats else None,
+                median_high_s=c.stats.median_high if c.stats else None,
                 stats=dataclasses.asdict(c.stats) if c.stats else None,
                 floor_s=c.floor_s,
             )

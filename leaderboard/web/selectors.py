@@ -203,15 +203,16 @@ def user_best_entries(*, user) -> list[BestEntry]:
 
 
 def benchmark_times(*, submission_ids: list[int]) -> dict[int, dict[str, float]]:
-    """The mean time per call of each public benchmark case, per submission: {id: {case_id: mean_s}}."""
+    """The median time per call of each public benchmark case (the figure a score is made of), per
+    submission: {id: {case_id: median_s}}."""
     times: dict[int, dict[str, float]] = {sid: {} for sid in submission_ids}
     rows = (
-        RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.BENCHMARK, mean_s__gt=0)
+        RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.BENCHMARK, median_s__gt=0)
         .order_by("position")
-        .values_list("run__submission_id", "case_id", "mean_s")
+        .values_list("run__submission_id", "case_id", "median_s")
     )
-    for sid, case_id, mean_s in rows:
-        times[sid][case_id] = mean_s
+    for sid, case_id, median_s in rows:
+        times[sid][case_id] = median_s
     return times
 
 
@@ -226,7 +227,16 @@ def best_before(*, submission: Submission) -> RankingEntry | None:
             | Q(created_at=submission.created_at, id__lt=submission.id)
         )
         .order_by("run__score_s", "created_at", "id")
-        .values_list("user__username", "user__is_agent", "run__score_s", "id", "language", "created_at")
+        .values_list(
+            "user__username",
+            "user__is_agent",
+            "run__score_s",
+            "id",
+            "language",
+            "created_at",
+            "run__score_low_s",
+            "run__score_high_s",
+        )
         .first()
     )
     return RankingEntry(0, *earlier) if earlier else None

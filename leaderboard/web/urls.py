@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from leaderboard.accounts.throttle import throttled_login
-from leaderboard.web import views
+from leaderboard.web import scoring, views
 
 app_name = "web"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("problems/<slug:name>/", views.problem_detail, name="problem"),
     path("problems/<slug:name>/templates/<str:filename>", views.template_download, name="template"),
     path("submit/", views.submit, name="submit"),
+    path("scoring/", scoring.scoring, name="scoring"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),
     path("submissions/<int:submission_id>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:submission_id>/cancel", views.submission_cancel_view, name="submission_cancel"),
@@ -62,6 +63,6 @@ urlpatterns = [
         ),
         name="password_reset_done",
     ),
-    path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),
     path("account/tokens/", views.tokens, name="tokens"),
+    path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),
 ]

@@ -107,7 +107,16 @@ def test_a_judged_run_shows_cases_timings_rates_environment(client, alice, judge
     assert "<svg" in html and "time per call (log scale)" in html and "physical floor" in html
     assert "torch" in html and "2.13.0+cpu" in html and "16 GiB" in html  # environment, limits with units
     assert "sandbox" in html.lower() and "isolated by the tests&#x27; imagination" in html
-    assert "The runner's text report" in html and "=== PASSED: 3 passed · score 2 ms ===" in html
+    assert (
+        "The runner's text report" in html
+        and "=== PASSED: 3 passed · score 2 ms (95 % interval 1.98 ms to 2.02 ms) ===" in html
+    )
+    # The score with its interval, as the text report and the API give it; each case's median with its own
+    assert "95 % interval 1.98 ms to 2.02 ms" in html.split("</h1>")[1].split("</div>")[0]
+    assert (
+        "median (95 % interval)" in html and "1.98 ms to 2.02 ms" in html.split('<table class="list cases')[1]
+    )
+    assert 'href="/scoring/"' in html
 
 
 def test_flags_show_their_evidence(client, alice, judged, floor_flag):

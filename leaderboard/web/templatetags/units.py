@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from runner.report import format_rate, format_time
+from runner.report import format_interval, format_rate, format_time
 
 register = template.Library()
 
@@ -45,3 +45,12 @@ def redacted(value) -> str:
     from leaderboard.web.presentation import redact_paths
 
     return redact_paths(str(value)) if value else value
+
+
+@register.filter
+def interval(value) -> str:
+    """The 95 % interval of what has `score_low_s` and `score_high_s` (a run, a ranking entry) or
+    `median_low_s` and `median_high_s` (a case), as the runner's text report writes it; "" for none."""
+    low = getattr(value, "score_low_s", None) or getattr(value, "median_low_s", None)
+    high = getattr(value, "score_high_s", None) or getattr(value, "median_high_s", None)
+    return format_interval(low, high)

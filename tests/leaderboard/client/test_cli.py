@@ -377,3 +377,40 @@ def test_devices_and_a_refused_device_kind(live_server, problems, alice, setting
     assert result.returncode == 2
     assert "No worker judges the h100 device kind now" in result.stderr and "(HTTP 503)" in result.stderr
     assert not Submission.objects.filter(device_kind="h100").exists()
+
+
+def test_one_score_the_same_on_the_pages_the_api_and_the_cli(live_server, judged, alice, bob, robo, client):
+    """Issue 30: one run's score, read from the rankings page, the submission page, the API and the CLI,
+    is the same figure with the same 95 % interval; entries whose intervals overlap share a rank
+    everywhere, and a rank beyond doubt does not."""
+    alices = judged(alice, score_s=1.00e-5, interval=(0.97e-5, 1.04e-5))
+    judged(bob, score_s=1.02e-5, interval=(0.99e-5, 1.06e-5))  # overlaps alice's: tied
+    judged(robo, score_s=2.00e-5, interval=(1.95e-5, 2.05e-5))  # slower beyond doubt
+    shown = "10 us (95 % interval 9.7 us to 10.4 us)"
+
+    ranking = client.get("/api/problems/vectoradd/rankings?device=cpu").json()["entries"]
+    assert [(e["user"], e["rank"], e["tied_with"]) for e in ranking] == [
+        ("alice", 1, ["bob"]),
+        ("bob", 1, ["alice"]),
+        ("robo", 3, []),
+    ]
+    assert (ranking[0]["score_s"], ranking[0]["score_low_s"], ranking[0]["score_high_s"]) == (
+        1.00e-5,
+        0.97e-5,
+        1.04e-5,
+    )
+
+    lines = kernelboard("rankings", "vectoradd", "--device", "cpu", url=live_server.url).stdout.splitlines()
+    assert lines[1].split()[:2] == ["1=", "alice"] and shown in lines[1]
+    assert lines[2].split()[:2] == ["1=", "bob"] and lines[3].split()[:2] == ["3.", "robo"]
+
+    status = kernelboard("status", str(alices.pk), url=live_server.url, token=alice.token).stdout
+    assert f"score: {shown}: the geometric mean" in status
+
+    board = client.get("/problems/vectoradd/?tab=rankings&device=cpu").content.decode()
+    row = board[board.index('data-user="alice"') :].split("</tr>")[0]
+    assert "1=" in row and "tied with bob" in row and "10 us" in row and "9.7 us to 10.4 us" in row
+    client.force_login(alice.user)
+    page = client.get(f"/submissions/{alices.pk}/").content.decode()
+    assert "95 % interval 9.7 us to 10.4 us" in page.split("</h1>")[1].split("</div>")[0]
+    assert client.get("/scoring/").status_code == 200
