@@ -26,7 +26,7 @@ from runner.spec import CaseResult, RunReport, Stats
 robo, _ = user_get_or_create(username="robo", is_agent=True)
 source = open("problems/vectoradd/templates/pytorch.py").read() + "\\n# robo's candidate\\n"
 s = submission_create(user=robo, problem="vectoradd", device_kind="h100", mode="leaderboard",
-                      language="pytorch", source=source)
+                      language="pytorch", source=source, judged_here=True)  # no h100 worker: judged here
 claimed = submission_claim(submission_id=s.pk, worker="h100@browser-test")
 stats = Stats(n=2000, windows=20, mean=4e-7, std=1e-8, stderr=2e-9, min=3.9e-7, max=4.2e-7,
               flops_per_s=1.0e9 / 4e-7 * 1e-3, bytes_per_s=6.0e6 / 4e-7 * 1e-3)
