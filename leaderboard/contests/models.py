@@ -78,6 +78,9 @@ class FinalEntry(models.Model):
     username = models.CharField(max_length=150)  # as it was at the freeze
     is_agent = models.BooleanField(default=False)
     score_s = models.FloatField()
+    score_low_s = models.FloatField(null=True, blank=True)  # the score's 95 % interval, as ranked
+    score_high_s = models.FloatField(null=True, blank=True)
+    tied_with = models.JSONField(default=list, blank=True)  # usernames sharing its rank (overlapping)
     submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")
     language = models.CharField(max_length=16)
     submitted_at = models.DateTimeField()

@@ -76,7 +76,16 @@ def _final_rankings(contest: Contest) -> list[tuple[Problem, str, list[RankingEn
         group = groups.setdefault((f.problem_id, f.device_kind), (f.problem, f.device_kind, []))
         group[2].append(
             RankingEntry(
-                f.rank, f.username, f.is_agent, f.score_s, f.submission_id, f.language, f.submitted_at
+                f.rank,
+                f.username,
+                f.is_agent,
+                f.score_s,
+                f.submission_id,
+                f.language,
+                f.submitted_at,
+                f.score_low_s,
+                f.score_high_s,
+                tuple(f.tied_with),
             )
         )
     return list(groups.values())
@@ -98,7 +107,10 @@ class ContestBoard:
 
 
 def _by_problem(contest: Contest, rankings) -> list[ProblemBoard]:
+    """The rankings grouped by problem, in the contest's order of problems and the platform's of kinds."""
     labels = dict(DeviceKind.choices)
+    order = {kind: i for i, kind in enumerate(labels)}
+    rankings = sorted(rankings, key=lambda r: order.get(r[1], len(order)))
     return [
         ProblemBoard(p, [(kind, labels.get(kind, kind), e) for q, kind, e in rankings if q.pk == p.pk])
         for p in contest.problems.all()
@@ -113,7 +125,7 @@ def contest_board(*, contest: Contest, now: datetime) -> ContestBoard:
         return ContestBoard(contest, phase, 0, _by_problem(contest, []), [])
     final = phase == Phase.FINAL
     rankings = _final_rankings(contest) if final else live_rankings(contest=contest)
-    after = _by_problem(contest, _after(contest)) if now >= contest.ends_at else []
+    after = [b for b in _by_problem(contest, _after(contest)) if b.rankings] if now >= contest.ends_at else []
     pending = 0 if final else contest_pending(contest=contest)
     return ContestBoard(contest, phase, pending, _by_problem(contest, rankings), after)
 

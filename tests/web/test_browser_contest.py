@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tests.web.browser import MARKS, TEMPLATE, shot, sign_up, submit_template, wait_until_final
+from tests.web.browser import MARKS, PHONE, TEMPLATE, fits, shot, sign_up, submit_template, wait_until_final
 
 pytestmark = MARKS
 
@@ -79,7 +79,7 @@ def test_a_contest_from_its_start_to_its_frozen_final_board(platform, browser_pa
     expect(page.locator('#contest-board tr[data-user="dave"]')).to_have_count(1, timeout=240_000)
     live = _board_rows(page)
     assert sorted(user for _, user, _ in live) == ["carol", "dave"], live
-    assert [place for place, _, _ in live] == ["1", "2"]
+    assert live[0][0].startswith("1"), live  # places: "1" and "2", or "1=" twice within the noise
     assert f"#{dave_id}" in {sid for _, _, sid in live}
     shot(page, "31-contest-live-board")
 
@@ -90,7 +90,11 @@ def test_a_contest_from_its_start_to_its_frozen_final_board(platform, browser_pa
     expect(page.locator("#contest-state")).to_contain_text("Final standings")
     final = _board_rows(page)
     assert final == live, (final, live)
+    expect(page.locator("#after-contest")).to_have_count(0)
     shot(page, "32-contest-final-board")
+    page.set_viewport_size(PHONE)
+    fits(page)
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # After the end: carol's next run is judged and shown, unranked in the contest; the final board stays.
     submit_template(page, base, "leaderboard")
@@ -109,5 +113,5 @@ def test_a_contest_from_its_start_to_its_frozen_final_board(platform, browser_pa
     history = page.locator("table.contest-history")
     expect(history).to_contain_text("Vector sprint")
     expect(history).to_contain_text("final")
-    carol_place = next(place for place, user, _ in final if user == "carol")
+    carol_place = next(place for place, user, _ in final if user == "carol").rstrip("=")
     expect(history).to_contain_text(f"{carol_place} of 2")

@@ -79,6 +79,7 @@ def test_the_final_board_is_stored_and_later_submissions_do_not_change_it(
     _end(contest)
     html = client.get("/contests/sprint/").content.decode()
     contest.refresh_from_db()
+    assert 'id="after-contest"' not in html  # nothing made after the end yet
     assert contest.frozen_at is not None and 'data-phase="final"' in html and "Final standings" in html
     assert list(FinalEntry.objects.values_list("username", "rank", "submission_id")) == [
         ("bob", 1, bob_in.pk),
@@ -96,6 +97,22 @@ def test_the_final_board_is_stored_and_later_submissions_do_not_change_it(
     assert "#</th>" not in after  # shown without a place
     assert FinalEntry.objects.count() == 2
     assert not contest_freeze(contest=contest)  # a second freeze stores nothing
+
+
+def test_a_tie_within_the_noise_is_stored_as_the_board_showed_it(client, contest, alice, bob, judged):
+    judged(alice, score_s=1.00e-3, spread=0.05)
+    judged(bob, score_s=1.02e-3, spread=0.05)  # the intervals overlap: one place, shared
+    live = client.get("/contests/sprint/").content.decode()
+    assert live.count('class="tie"') == 2 and "1=" in live
+    _end(contest)
+    final = client.get("/contests/sprint/").content.decode()
+    assert list(FinalEntry.objects.values_list("username", "rank", "tied_with")) == [
+        ("alice", 1, ["bob"]),
+        ("bob", 1, ["alice"]),
+    ]
+    assert final.count('class="tie"') == 2 and "95 % interval" in final
+    entry = FinalEntry.objects.get(username="alice")
+    assert entry.score_low_s < 1e-3 < entry.score_high_s
 
 
 def test_the_board_waits_for_verdicts_of_submissions_made_before_the_end(
