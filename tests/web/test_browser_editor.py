@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.web.browser import MARKS, shot, sign_up, wait_until_final
+from tests.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
 
 pytestmark = MARKS
 
@@ -179,3 +179,7 @@ def test_a_prefilled_editor_and_a_template_switch_that_asks_first(platform, brow
     page.goto(base + "/submit/?problem=vectoradd")
     holds("torch.add(A, B, out=C)")
     assert "# my own idea" not in _editor_value(page)
+
+    # A file chosen for upload is shown in the editor, so that what is sent is what is seen.
+    page.set_input_files("#id_upload", str(TEMPLATE.parent / "triton.py"))
+    holds("@triton.jit")

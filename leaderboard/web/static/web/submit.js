@@ -8,7 +8,10 @@
     var file = upload.files && upload.files[0];
     if (!file) return;
     var reader = new FileReader();
-    reader.onload = function () { source.value = reader.result; };
+    reader.onload = function () {
+      source.value = reader.result;
+      source.dispatchEvent(new Event("input")); // the editor (editor.js) shows it, and keeps it as the draft
+    };
     reader.readAsText(file);
   });
 })();
