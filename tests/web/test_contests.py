@@ -247,6 +247,10 @@ def test_compute_again_drops_the_stored_board(as_user, staff, contest, alice, ju
     judged(alice, score_s=2e-3)
     _end(contest)
     contest_freeze(contest=contest)
+    listed = as_user(staff).get("/admin/contests/contest/").content.decode()
+    assert "sprint" in listed and ">final<" in listed
+    change = as_user(staff).get(f"/admin/contests/contest/{contest.pk}/change/").content.decode()
+    assert "alice" in change and "Final entries" in change
     response = as_user(staff).post(
         "/admin/contests/contest/", {"action": "compute_again", "_selected_action": [contest.pk]}
     )
