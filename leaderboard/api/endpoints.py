@@ -32,12 +32,13 @@ from leaderboard.api.schemas import (
 from leaderboard.errors import Refusal
 from leaderboard.problems.selectors import problem_get, problem_list
 from leaderboard.submissions.history import submission_history
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import State, Submission
 from leaderboard.submissions.profiles import profile_csv_of, profiles_of
 from leaderboard.submissions.selectors import (
     device_kind_statuses,
     live_progress,
     ranking_for_problem,
+    served_device_kinds,
     submission_for_author_or_staff,
     submission_for_user,
     submission_list_for_user,
@@ -322,6 +323,7 @@ def get_submission(request, submission_id: int):
         "finished_at": submission.finished_at,
         "source_sha256": submission.source.sha256,
         "progress": live_progress(submission),
+        "unserved": submission.state == State.QUEUED and submission.device_kind not in served_device_kinds(),
     }
 
 

@@ -164,6 +164,11 @@ class SubmissionOut(Schema):
         description="while running: the judge's last finished case, as it reported it (advisory; the "
         "verdict and cases above are the truth once final)",
     )
+    unserved: bool = Field(
+        False,
+        description="queued for a device kind that no worker serves now: it waits until one starts, and is "
+        "cancelled after SUBMISSION_UNSERVED_TIMEOUT_S without one",
+    )
 
 
 class SubmissionBrief(Schema):

@@ -266,7 +266,9 @@ def _status(client: ApiClient, args) -> int:
 
 def _progress_words(submission: dict[str, Any]) -> str:
     state = submission["state"]
-    if state == "queued" and submission.get("queue_position"):
+    if state == "queued" and submission.get("unserved"):
+        words = f"queued, but no worker serves {submission['device']} now"
+    elif state == "queued" and submission.get("queue_position"):
         words = f"queued (position {submission['queue_position']})"
     else:
         words = state

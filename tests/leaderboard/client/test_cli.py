@@ -414,3 +414,14 @@ def test_one_score_the_same_on_the_pages_the_api_and_the_cli(live_server, judged
     page = client.get(f"/submissions/{alices.pk}/").content.decode()
     assert "95 % interval 9.7 us to 10.4 us" in page.split("</h1>")[1].split("</div>")[0]
     assert client.get("/scoring/").status_code == 200
+
+
+def test_status_says_when_no_worker_serves_a_queued_submissions_kind(live_server, problems, alice):
+    # Queued while the refusal was off (or while an h100 worker served, since gone).
+    queued = make_submission(alice.user, device_kind="h100", language="cuda")
+    result = kernelboard("status", str(queued.pk), url=live_server.url, token=alice.token)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "queued, but no worker serves h100 now"
+    worker_beat(name="h100@test", device_kinds=["h100"], started_at=timezone.now())
+    result = kernelboard("status", str(queued.pk), url=live_server.url, token=alice.token)
+    assert result.stdout.strip() == "queued (position 1)"
