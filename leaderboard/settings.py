@@ -245,6 +245,9 @@ LOGIN_MAX_FAILURES = _env_int("LOGIN_MAX_FAILURES", 10)
 LOGIN_MAX_ACCOUNT_FAILURES = _env_int("LOGIN_MAX_ACCOUNT_FAILURES", 50)
 LOGIN_MAX_ADDRESS_FAILURES = _env_int("LOGIN_MAX_ADDRESS_FAILURES", 50)
 LOGIN_FAILURE_WINDOW_S = _env_int("LOGIN_FAILURE_WINDOW_S", 15 * 60)
+# Password reset requests (each may send an email) in the same window: from one address, for one email address.
+PASSWORD_RESET_MAX_PER_ADDRESS = _env_int("PASSWORD_RESET_MAX_PER_ADDRESS", 10)
+PASSWORD_RESET_MAX_PER_EMAIL = _env_int("PASSWORD_RESET_MAX_PER_EMAIL", 3)
 
 # --- cache: shared by every process (the log-in throttle's counts, the pages' standings) -------------------
 # CACHE_URL: redis://HOST:PORT/DB (a database number of its own: clearing the cache empties that number), or

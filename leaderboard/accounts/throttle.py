@@ -14,6 +14,9 @@ counted; a successful log-in gives back its address slot and clears its account'
 other failures run out with the window (otherwise logging in to one's own account would reset it between
 guesses at others). A slot holds the time of its attempt: the window slides, and a refusal ends when the
 oldest failure leaves it.
+
+Password reset requests (each may send an email) are counted the same way, every one of them, from one
+address (PASSWORD_RESET_MAX_PER_ADDRESS) and for one email address (PASSWORD_RESET_MAX_PER_EMAIL).
 """
 
 from __future__ import annotations
@@ -82,10 +85,31 @@ class Refused:
 
 
 def take_attempt(request: HttpRequest, username: str) -> list[str] | Refused:
-    """Claim a slot in each count for this attempt: the slots' keys, or, when a count is full, Refused
-    (with the seconds until its oldest failure leaves the window) and nothing claimed."""
+    """Claim a slot in each count for this log-in attempt: the slots' keys, or, when a count is full,
+    Refused (with the seconds until its oldest failure leaves the window) and nothing claimed."""
+    return take_slots(counts_for(request, username))
+
+
+def reset_counts_for(request: HttpRequest, email: str) -> tuple[Count, Count]:
+    """The counts a password reset request falls under: from this address, and for this email address (so
+    that no one fills another's inbox with reset emails)."""
+    return (
+        Count(
+            f"reset:addr:{_digest(client_address(request))}",
+            settings.PASSWORD_RESET_MAX_PER_ADDRESS,
+            "from your address",
+        ),
+        Count(
+            f"reset:email:{_digest(email.strip().lower())}",
+            settings.PASSWORD_RESET_MAX_PER_EMAIL,
+            "for this email address",
+        ),
+    )
+
+
+def take_slots(counts) -> list[str] | Refused:
+    """Claim a slot in each of `counts`, or none of them and Refused when one is full."""
     now, window = time.time(), _window_s()
-    counts = counts_for(request, username)
     held = cache.get_many([key for count in counts for key in count.slots()])
     taken: list[str] = []
     for count in counts:
@@ -119,13 +143,24 @@ def succeeded(request: HttpRequest, username: str, taken: list[str]) -> None:
     cache.delete_many([*pair.slots(), *user.slots(), *taken])
 
 
-def refusal_message(refused: Refused) -> str:
+def refusal_message(refused: Refused, what: str = "failed log-ins") -> str:
     at = datetime.fromtimestamp(time.time() + refused.wait_s, tz=UTC).strftime("%H:%M UTC")
     minutes = max(1, math.ceil(refused.wait_s / 60))
+    advice = " Forgot your password? Reset it from the log-in page." if what == "failed log-ins" else ""
     return (
-        f"Too many failed log-ins {refused.what}: try again in {minutes} "
-        f"minute{'s' if minutes != 1 else ''} (at {at}). Forgot your password? Reset it from the log-in page."
+        f"Too many {what} {refused.what}: try again in {minutes} "
+        f"minute{'s' if minutes != 1 else ''} (at {at}).{advice}"
     )
+
+
+def _refusal(request: HttpRequest, refused: Refused, what: str, back_label: str) -> HttpResponse:
+    from leaderboard.server.views import error_page
+
+    response = error_page(
+        request, 429, refusal_message(refused, what), back=request.path, back_label=back_label
+    )
+    response["Retry-After"] = str(refused.wait_s)
+    return response
 
 
 def throttled_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -139,16 +174,26 @@ def throttled_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
         username = request.POST.get("username", "")
         taken = take_attempt(request, username)
         if isinstance(taken, Refused):
-            from leaderboard.server.views import error_page
-
-            response = error_page(
-                request, 429, refusal_message(taken), back=request.path, back_label="Log in"
-            )
-            response["Retry-After"] = str(taken.wait_s)
-            return response
+            return _refusal(request, taken, "failed log-ins", "Log in")
         response = view(request, *args, **kwargs)
         if request.user.is_authenticated and response.status_code in (301, 302, 303):
             succeeded(request, username, taken)
         return response
+
+    return wrapper
+
+
+def throttled_reset(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Wraps the password reset request view: every POST counts (it may send an email), from its address
+    and for the email address it names, PASSWORD_RESET_MAX_PER_ADDRESS and PASSWORD_RESET_MAX_PER_EMAIL in
+    the window; past either it answers 429 and sends nothing."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method == "POST":
+            taken = take_slots(reset_counts_for(request, request.POST.get("email", "")))
+            if isinstance(taken, Refused):
+                return _refusal(request, taken, "password reset requests", "Reset your password")
+        return view(request, *args, **kwargs)
 
     return wrapper

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from leaderboard.accounts.throttle import throttled_login
+from leaderboard.accounts.throttle import throttled_login, throttled_reset
 from leaderboard.web import scoring, views
 
 app_name = "web"
@@ -30,12 +30,14 @@ urlpatterns = [
     # Password reset by email (Django's own views; the email goes out by settings.EMAIL_BACKEND).
     path(
         "password-reset/",
-        auth_views.PasswordResetView.as_view(
-            template_name="web/password_reset.html",
-            email_template_name="web/password_reset_email.txt",
-            subject_template_name="web/password_reset_subject.txt",
-            success_url=reverse_lazy("web:password_reset_sent"),
-            extra_context={"step": "ask"},
+        throttled_reset(
+            auth_views.PasswordResetView.as_view(
+                template_name="web/password_reset.html",
+                email_template_name="web/password_reset_email.txt",
+                subject_template_name="web/password_reset_subject.txt",
+                success_url=reverse_lazy("web:password_reset_sent"),
+                extra_context={"step": "ask"},
+            )
         ),
         name="password_reset",
     ),

@@ -143,3 +143,23 @@ def test_the_embedded_default_writes_emails_to_the_log_and_production_can_use_sm
         check=True,
     )
     assert smtp.stdout.strip() == "django.core.mail.backends.smtp.EmailBackend"
+
+
+def test_reset_requests_are_limited_per_email_and_per_address(alice, mailoutbox, settings):
+    settings.PASSWORD_RESET_MAX_PER_EMAIL = 2
+    settings.PASSWORD_RESET_MAX_PER_ADDRESS = 3
+    alice.email = "alice@example.org"
+    alice.save()
+
+    def ask(email: str):
+        return Client().post("/password-reset/", {"email": email}, REMOTE_ADDR="10.0.0.1")
+
+    assert [ask("alice@example.org").status_code for _ in range(2)] == [302, 302]
+    refused = ask("alice@example.org")  # no one fills alice's inbox
+    assert refused.status_code == 429 and "Too many password reset requests for this email address" in (
+        refused.content.decode()
+    )
+    assert int(refused["Retry-After"]) > 0 and len(mailoutbox) == 2
+    assert ask("nobody@example.org").status_code == 302  # the refusal counted nothing: 3 of 3
+    from_here = ask("someone@example.org")
+    assert from_here.status_code == 429 and "from your address" in from_here.content.decode()
