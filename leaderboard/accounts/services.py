@@ -41,6 +41,12 @@ def user_get_or_create(*, username: str, is_agent: bool = False) -> tuple[User, 
     return user, created
 
 
+def user_email_set(*, user: User, email: str) -> None:
+    """Where the user's password reset links go ("" for nowhere)."""
+    user.email = get_user_model().objects.normalize_email(email.strip())
+    user.save(update_fields=["email"])
+
+
 def api_token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
     """A new token for `user`: returns the row and the token text, which is never stored or shown again."""
     token = ApiToken.PREFIX + secrets.token_urlsafe(32)

@@ -82,3 +82,23 @@ class TokenForm(forms.Form):
     name = forms.CharField(
         max_length=100, required=False, help_text="To tell your tokens apart, e.g. the machine it is for."
     )
+
+
+class EmailForm(forms.Form):
+    """The account's email address, for password resets; changing it asks for the password, so that a
+    session left open cannot redirect the account's resets elsewhere."""
+
+    email = forms.EmailField(
+        required=False, help_text="Where a password reset link goes. Never shown to anyone. Empty: nowhere."
+    )
+    password = forms.CharField(label="Your password", strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password

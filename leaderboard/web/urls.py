@@ -65,6 +65,7 @@ urlpatterns = [
         ),
         name="password_reset_done",
     ),
+    path("account/email/", views.account_email, name="account_email"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token_revoke"),
 ]

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from leaderboard.accounts.selectors import api_token_of, api_tokens_of
-from leaderboard.accounts.services import api_token_create, api_token_revoke
+from leaderboard.accounts.services import api_token_create, api_token_revoke, user_email_set
 from leaderboard.errors import Conflict, NotFound, Refusal
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.history import submission_history
@@ -47,7 +47,7 @@ from leaderboard.web.editor import (
     submit_starts,
     syntax_error_line,
 )
-from leaderboard.web.forms import SignUpForm, SubmitForm, TokenForm
+from leaderboard.web.forms import EmailForm, SignUpForm, SubmitForm, TokenForm
 from leaderboard.web.markdown import render_statement
 from leaderboard.web.plots import CaseTiming, case_chart, record_chart
 from leaderboard.web.presentation import (
@@ -474,6 +474,23 @@ def tokens(request: HttpRequest) -> HttpResponse:
             "server_url": request.build_absolute_uri("/").rstrip("/"),
         },
     )
+
+
+@login_required(login_url=LOGIN)
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_email(request: HttpRequest) -> HttpResponse:
+    """The account's email address, where password reset links go."""
+    form = EmailForm(request.POST or None, user=request.user, initial={"email": request.user.email})
+    if request.method == "POST" and form.is_valid():
+        user_email_set(user=request.user, email=form.cleaned_data["email"])
+        messages.success(
+            request,
+            f"Password reset links now go to {request.user.email}."
+            if request.user.email
+            else "No email address: password reset links go nowhere.",
+        )
+        return redirect("web:account_email")
+    return render(request, "web/account_email.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @login_required(login_url=LOGIN)

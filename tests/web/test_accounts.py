@@ -163,3 +163,19 @@ def test_reset_requests_are_limited_per_email_and_per_address(alice, mailoutbox,
     assert ask("nobody@example.org").status_code == 302  # the refusal counted nothing: 3 of 3
     from_here = ask("someone@example.org")
     assert from_here.status_code == 429 and "from your address" in from_here.content.decode()
+
+
+def test_a_user_gives_the_address_for_resets_with_their_password(as_user, alice, client):
+    c = as_user(alice)
+    assert "/account/email/" in c.get("/account/tokens/").content.decode()
+    wrong = c.post("/account/email/", {"email": "alice@example.org", "password": "not-hers"})
+    assert wrong.status_code == 400 and "That is not your password." in wrong.content.decode()
+    alice.refresh_from_db()
+    assert alice.email == ""
+    saved = c.post(
+        "/account/email/", {"email": "alice@example.org", "password": "pw-alice-1234"}, follow=True
+    )
+    assert "Password reset links now go to alice@example.org." in saved.content.decode()
+    alice.refresh_from_db()
+    assert alice.email == "alice@example.org"
+    assert client.get("/account/email/").status_code == 302  # a log-in first
