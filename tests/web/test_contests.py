@@ -130,6 +130,26 @@ def test_the_board_waits_for_verdicts_of_submissions_made_before_the_end(
     assert list(FinalEntry.objects.values_list("username", flat=True)) == ["bob"]
 
 
+def test_a_contest_over_two_problems_has_a_board_for_each(client, problems, alice, judged):
+    from leaderboard.problems.selectors import problem_get
+
+    now = timezone.now()
+    contest_create(
+        name="double",
+        title="Double",
+        problems=[_vectoradd(), problem_get(name="matmul")],
+        starts_at=now - timedelta(hours=1),
+        ends_at=now + timedelta(hours=1),
+    )
+    judged(alice, score_s=2e-3)
+    html = client.get("/contests/double/").content.decode()
+    board = _board(html)
+    assert 'href="/problems/vectoradd/"' in board and 'href="/problems/matmul/"' in board
+    assert 'data-problem="vectoradd"' in board and 'data-problem="matmul"' not in board
+    assert "No ranked entries yet" in board  # matmul's
+    assert "Double" in client.get("/problems/matmul/").content.decode()
+
+
 def test_the_judging_grace_ends_the_wait(contest, alice, submit):
     submit(alice, mode="leaderboard")
     _end(contest)
