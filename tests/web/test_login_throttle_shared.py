@@ -111,3 +111,33 @@ def test_two_web_processes_count_the_same_failures_and_a_restart_forgets_none(pl
         for web in (first, second):
             if web.proc.poll() is None:
                 web.stop()
+
+
+def test_two_cache_clients_on_one_redis_count_the_same_failures(tmp_path, monkeypatch, settings):
+    """The same with CACHE_URL=redis://...: two separate clients (two web processes) on one Redis of the
+    test's own, each attempt through the other client."""
+    import shutil
+
+    from django.core.cache.backends.redis import RedisCache
+    from django.test import RequestFactory
+    from testbed import RedisServer
+
+    from leaderboard.accounts import throttle
+
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed")
+    server = RedisServer(free_port(), tmp_path)
+    server.start()
+    try:
+        settings.LOGIN_MAX_FAILURES = 3
+        clients = [RedisCache(f"redis://127.0.0.1:{server.port}/1", {}) for _ in range(2)]
+        request = RequestFactory().post("/login/", REMOTE_ADDR="10.0.0.1")
+        for i in range(3):
+            monkeypatch.setattr(throttle, "cache", clients[i % 2])
+            assert not isinstance(throttle.take_attempt(request, "alice"), throttle.Refused)
+        monkeypatch.setattr(throttle, "cache", clients[1])
+        refused = throttle.take_attempt(request, "alice")
+        assert isinstance(refused, throttle.Refused) and refused.what == "for this account from your address"
+        assert 890 <= refused.wait_s <= 900
+    finally:
+        server.stop()
