@@ -124,6 +124,9 @@ def _unexpected(request, exc):
     return _error(request, 500, "internal_error", "Something went wrong on our side; it has been logged.")
 
 
+api.add_router("/contests", "leaderboard.contests.api.router")  # GET /api/contests, /api/contests/{name}
+
+
 def _problem_summary(problem) -> dict:
     return {"name": problem.name, "title": problem.title, "version": problem.current_version.content_hash}
 

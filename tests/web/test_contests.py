@@ -301,3 +301,24 @@ def test_a_contest_needs_a_problem_and_a_free_name(problems, contest):
         contest_create(
             name="sprint", title="a", problems=[_vectoradd()], starts_at=now, ends_at=now + timedelta(1)
         )
+
+
+def test_the_api_lists_contests_and_gives_each_board(client, contest, alice, bob, judged):
+    judged(alice, score_s=2e-3)
+    bob_in = judged(bob, score_s=1e-3)
+    listed = client.get("/api/contests").json()
+    assert [(c["name"], c["phase"], c["problems"]) for c in listed] == [("sprint", "running", ["vectoradd"])]
+    board = client.get("/api/contests/sprint").json()
+    assert board["phase"] == "running" and board["frozen_at"] is None and board["pending"] == 0
+    [cpu] = board["boards"]
+    assert (cpu["problem"], cpu["device"]) == ("vectoradd", "cpu")
+    assert [(e["user"], e["rank"]) for e in cpu["entries"]] == [("bob", 1), ("alice", 2)]
+    _end(contest)
+    judged(alice, score_s=1e-5)
+    final = client.get("/api/contests/sprint").json()
+    assert final["phase"] == "final" and final["frozen_at"]
+    assert final["boards"][0]["entries"][0]["submission_id"] == bob_in.pk
+    assert [e["user"] for e in final["after"][0]["entries"]] == ["alice"]
+    missing = client.get("/api/contests/nothing")
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    assert "/api/contests/{name}" in client.get("/api/openapi.json").json()["paths"]
