@@ -58,13 +58,16 @@ def contest_freeze(*, contest: Contest, now: datetime | None = None) -> bool:
     with transaction.atomic():
         if not Contest.objects.filter(pk=contest.pk, frozen_at__isnull=True).update(frozen_at=now):
             return False
+        rankings = live_rankings(contest=contest)
+        made = [e.submission_id for _, _, entries in rankings for e in entries]
+        owner = dict(Submission.objects.filter(pk__in=made).values_list("pk", "user_id"))
         FinalEntry.objects.bulk_create(
             FinalEntry(
                 contest=contest,
                 problem=problem,
                 device_kind=kind,
                 rank=e.rank,
-                user_id=user_ids[e.username],
+                user_id=owner[e.submission_id],
                 username=e.username,
                 is_agent=e.is_agent,
                 score_s=e.score_s,
@@ -75,18 +78,11 @@ def contest_freeze(*, contest: Contest, now: datetime | None = None) -> bool:
                 language=e.language,
                 submitted_at=e.submitted_at,
             )
-            for problem, kind, entries, user_ids in _rankings_with_users(contest)
+            for problem, kind, entries in rankings
             for e in entries
         )
     contest.frozen_at = now
     return True
-
-
-def _rankings_with_users(contest: Contest):
-    for problem, kind, entries in live_rankings(contest=contest):
-        ids = Submission.objects.filter(pk__in=[e.submission_id for e in entries])
-        by_submission = dict(ids.values_list("pk", "user_id"))
-        yield problem, kind, entries, {e.username: by_submission[e.submission_id] for e in entries}
 
 
 def contests_freeze_due(*, now: datetime | None = None) -> list[Contest]:
