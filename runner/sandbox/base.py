@@ -41,8 +41,11 @@ class Sandbox:
         )
 
     def served(self) -> bool:
-        """Whether judges are forked from runner/sandbox/launch.py instead of started as `python -m runner.judge`."""
-        return False
+        """Whether judges are forked from runner/sandbox/launch.py instead of started as `python -m runner.judge`.
+        The none backend's are, as bubblewrap's are as root: its judges start as the deployed ones do (the
+        contestant is exec'd, there being no sandbox for a stem to join), and a test pays no `import torch`
+        per judge."""
+        return True
 
     def prepare(self, job_dir: Path) -> None:
         """Before the judge starts (in the calling process): set the job directory up for this backend.

@@ -267,6 +267,10 @@ class DockerSandbox(Sandbox):
         self._lease: uids.Lease | None = None
         self._note = ""
 
+    def served(self) -> bool:
+        """Its judge starts inside the job's container (run_judge below), never from a fork server here."""
+        return False
+
     @property
     def note(self) -> str:
         # On the host, after run_judge: read off the container it started. Inside the container (the judge
