@@ -297,6 +297,9 @@ SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 256 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(4 * SUBMISSION_MAX_SOURCE_BYTES, 2621440)
 SUBMISSION_MAX_IN_FLIGHT = _env_int("SUBMISSION_MAX_IN_FLIGHT", 4)  # queued or running, per user; 0: no limit
 SUBMISSION_MAX_PER_HOUR = _env_int("SUBMISSION_MAX_PER_HOUR", 60)  # per user; 0: no limit
+# A leaderboard run that would enter the top N of its problem and device kind is judged again, with fresh
+# secret seeds, before it ranks, and ranks on the slower of its runs: a lucky draw does not stay. 0: never.
+LEADERS_JUDGED_AGAIN = _env_int("LEADERS_JUDGED_AGAIN", 3)
 SUBMISSION_MAX_ATTEMPTS = 3  # claims of one submission before it ends as `error`
 # A submission for a device kind that no worker serves now (no worker of its queue has beat within
 # WORKER_STALE_AFTER_S) is refused, saying so, rather than queued to wait for nobody; false queues it anyway.

@@ -65,6 +65,15 @@ class Submission(models.Model):
     # live view; the run's report is the truth). Written only by the worker that holds it; None until the
     # first case, and again when an attempt is taken back.
     progress = models.JSONField(null=True, blank=True)
+    # Leaders judged again (docs/platform.md, "Leaders judged again"): a run that would enter a top
+    # LEADERS_JUDGED_AGAIN is judged once more, with fresh secret seeds, before it ranks. The second judging
+    # is a submission of its own (`confirms` the first; never ranked itself), and `confirmation` says
+    # where the first stands: "" (not needed), pending, confirmed (it ranks on the slower of its secret
+    # runs), or refuted (the second judging did not pass: it does not rank).
+    confirms = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="confirmations"
+    )
+    confirmation = models.CharField(max_length=16, blank=True)
 
     class Meta:
         indexes = [

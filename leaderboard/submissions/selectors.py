@@ -89,6 +89,8 @@ def ranking_eligible(
         run__flagged=False,
         run__score_s__gt=0,
         user__is_active=True,
+        confirms__isnull=True,  # a second judging ranks through the first
+        confirmation__in=("", "confirmed"),  # a leader ranks once its second judging agreed
     )
     if device_kind is not None:
         eligible = eligible.filter(device_kind=device_kind)

@@ -67,7 +67,7 @@ def _check_limits(*, user, now: datetime, served: set[str]) -> None:
     if in_flight_limit:
         # What cannot run (queued for a device kind no worker serves) does not hold a place; what is
         # cancelled is final and out of it already.
-        in_flight = Submission.objects.filter(user=user).filter(
+        in_flight = Submission.objects.filter(user=user, confirms__isnull=True).filter(
             Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=served)
         )
         count = in_flight.count()
@@ -81,7 +81,7 @@ def _check_limits(*, user, now: datetime, served: set[str]) -> None:
     hourly_limit = settings.SUBMISSION_MAX_PER_HOUR
     if hourly_limit:
         window_start = now - timedelta(hours=1)
-        recent = Submission.objects.filter(user=user, created_at__gt=window_start)
+        recent = Submission.objects.filter(user=user, created_at__gt=window_start, confirms__isnull=True)
         count = recent.count()
         if count >= hourly_limit:
             oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
@@ -412,7 +412,90 @@ def _write_run(
         Attempt.objects.filter(submission_id=submission_id, number=attempt).update(
             outcome=Outcome.FINISHED, ended_at=now, reason=""
         )
+        _judge_again_or_settle(Submission.objects.get(pk=submission_id), run)
     return state
+
+
+def _qualifies(run: Run) -> bool:
+    """The run's own part of ranking_eligible: what a second judging must show too."""
+    return (
+        run.verdict == State.PASSED
+        and run.public_passed
+        and run.secret_passed
+        and not run.flagged
+        and (run.score_s or 0) > 0
+    )
+
+
+def _judge_again_or_settle(submission: Submission, run: Run) -> None:
+    """Inside _write_run's transaction. A first leaderboard run that would enter the top
+    LEADERS_JUDGED_AGAIN is held back and judged again (a submission of its own, queued at once); a second
+    judging settles its first: confirmed, ranking on the slower of the two secret runs, or refuted."""
+    from leaderboard.submissions.selectors import ranking_eligible
+
+    if submission.confirms_id is not None:
+        first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
+        if first.confirmation != "pending":
+            return
+        if not _qualifies(run):
+            first.confirmation = "refuted"
+            first.message = (
+                f"Judged again with fresh secret inputs (#{submission.pk}), it ended {run.verdict}: "
+                f"{run.message or 'see that run'}. It is not ranked."
+            )[:2000]
+            first.save(update_fields=["confirmation", "message"])
+            return
+        first.confirmation = "confirmed"
+        first.save(update_fields=["confirmation"])
+        ranked = Run.objects.get(submission_id=first.pk)
+        if (run.score_s or 0) > (ranked.score_s or 0):  # the slower of the two secret runs ranks
+            ranked.score_s, ranked.score_low_s, ranked.score_high_s = (
+                run.score_s,
+                run.score_low_s,
+                run.score_high_s,
+            )
+        ranked.score_note = "; ".join(
+            n
+            for n in (
+                ranked.score_note,
+                f"ranked on the slower of its two secret runs (#{submission.pk} judged it again)",
+            )
+            if n
+        )[:300]
+        ranked.save(update_fields=["score_s", "score_low_s", "score_high_s", "score_note"])
+        return
+    top = settings.LEADERS_JUDGED_AGAIN
+    if not top or submission.mode != Mode.LEADERBOARD or not _qualifies(run):
+        return
+    problem = submission.problem_version.problem
+    if submission.problem_version_id != problem.current_version_id:
+        return
+    eligible = ranking_eligible(problem=problem, device_kind=submission.device_kind).exclude(pk=submission.pk)
+    if eligible.filter(user_id=submission.user_id, run__score_s__lte=run.score_s).exists():
+        return  # the author's own better entry stands: this one changes no ranking
+    ahead = eligible.filter(run__score_s__lt=run.score_s).exclude(user_id=submission.user_id)
+    if ahead.values("user_id").distinct().count() >= top:
+        return
+    submission.confirmation = "pending"
+    submission.save(update_fields=["confirmation"])
+    source = submission.source.text
+    now = timezone.now()
+    again = Submission.objects.create(
+        user_id=submission.user_id,
+        problem_version_id=submission.problem_version_id,
+        source=Source.objects.create(
+            text=source, sha256=submission.source.sha256, size_bytes=submission.source.size_bytes
+        ),
+        language=submission.language,
+        device_kind=submission.device_kind,
+        mode=Mode.LEADERBOARD,
+        state=State.QUEUED,
+        created_at=now,
+        enqueued_at=now,
+        confirms=submission,
+        message=f"Judging #{submission.pk} again with fresh secret inputs before it ranks.",
+    )
+    transaction.on_commit(partial(submission_enqueue, submission_id=again.pk, device_kind=again.device_kind))
 
 
 def _take_back(
@@ -560,9 +643,14 @@ def submission_cancel(*, user, submission_id: int) -> Submission:
     """The author takes a queued submission off the queue: it ends as cancelled and is never judged.
     A compare-and-set on `queued`, so that a worker's claim and a cancel cannot both win. Raises NotFound
     for another user's (as for a missing one) and Conflict for one that is running or final."""
-    submission = Submission.objects.filter(pk=submission_id, user=user).only("state").first()
+    submission = Submission.objects.filter(pk=submission_id, user=user).only("state", "confirms").first()
     if submission is None:
         raise NotFound(f"You have no submission #{submission_id}.")
+    if submission.confirms_id is not None:
+        raise Conflict(
+            f"Submission #{submission_id} is the platform's second judging of #{submission.confirms_id}, "
+            "which ranks once it is done; it cannot be cancelled."
+        )
     if Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(
         state=State.CANCELLED,
         finished_at=timezone.now(),

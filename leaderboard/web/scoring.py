@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
@@ -20,5 +21,6 @@ def scoring(request: HttpRequest) -> HttpResponse:
             "confidence": round(CONFIDENCE * 100),
             "few_windows": FEW_WINDOWS,
             "noisy": round(NOISY * 100),
+            "judged_again": settings.LEADERS_JUDGED_AGAIN,
         },
     )

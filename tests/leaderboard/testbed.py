@@ -177,6 +177,9 @@ def configure_django() -> None:
         "KERNELBOARD_VAR_DIR": str(VAR_DIR),
         "CELERY_BROKER_URL": REDIS_URL,
         "SUBMISSION_REFUSE_UNSERVED": "false",
+        # Tests that make a run and read its rank at once: a leader's second judging is off in this process,
+        # and on in its own tests (test_leaders_judged_again.py) and the compose stack's.
+        "LEADERS_JUDGED_AGAIN": "0",
     }
     if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
         chosen["DATABASE_URL"] = POSTGRES_URL

@@ -44,7 +44,13 @@ def start_platform(var: Path) -> Serve:
     return Serve(
         var,
         free_port(),
-        env={"RUNNER_CASE_BUDGET_S": "0.05", "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234"},
+        # The pages are walked with one worker: a leader's second judging (tested in
+        # tests/leaderboard/services/test_leaders_judged_again.py) would only delay each rank.
+        env={
+            "RUNNER_CASE_BUDGET_S": "0.05",
+            "DJANGO_SUPERUSER_PASSWORD": "staff-password-1234",
+            "LEADERS_JUDGED_AGAIN": "0",
+        },
         args=("--web-workers", "1"),
     )
 
