@@ -3,6 +3,7 @@
 - checks its database connection first (a restarted database leaves it closed: it is reopened),
 - asks the broker whether it lost its messages (then every queued id is sent again at once),
 - takes back submissions whose worker stopped beating, and resends ids the broker does not hold,
+- stores the final board of each contest that is due (leaderboard.contests),
 - records that it completed a round (`Beat` "sweeper", what the health check reads).
 
 A round that fails because the database does not answer is tried again next interval; if none completes
@@ -62,6 +63,10 @@ class Sweeper:
         )
         try:
             result = submission_sweep(broker_lost=lost, take_back=take_back)
+            # Contests read the submissions; imported here so that submissions import no app above them.
+            from leaderboard.contests.services import contests_freeze_due
+
+            frozen = contests_freeze_due()
             Beat.objects.update_or_create(name=BEAT_NAME, defaults={"at": timezone.now()})
             self.loss_pending = False
         except DatabaseError as exc:
@@ -88,6 +93,8 @@ class Sweeper:
                 "sweeper: the broker did not hold the sweeper's marker (it is new, or restarted without its "
                 f"messages): every queued submission was sent again ({result.resent})"
             )
+        for contest in frozen:
+            self.say(f"sweeper: contest {contest.name} ended and its final standings are stored")
         if result.unserved:
             self.say(
                 f"sweeper: {result.unserved} queued for a device kind with no worker for "

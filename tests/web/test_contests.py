@@ -322,3 +322,16 @@ def test_the_api_lists_contests_and_gives_each_board(client, contest, alice, bob
     missing = client.get("/api/contests/nothing")
     assert missing.status_code == 404 and missing.json()["error"] == "not_found"
     assert "/api/contests/{name}" in client.get("/api/openapi.json").json()["paths"]
+
+
+def test_the_sweepers_round_stores_a_due_final_board(contest, alice, judged):
+    """No one need read the page after the end: the sweeper's round (manage.py sweep, serve) freezes it."""
+    from leaderboard.submissions.sweeper import Sweeper
+
+    judged(alice, score_s=1e-3)
+    _end(contest)
+    said = []
+    assert Sweeper(say=said.append).round() is not None
+    assert Contest.objects.get(pk=contest.pk).frozen_at is not None
+    assert list(FinalEntry.objects.values_list("username", flat=True)) == ["alice"]
+    assert "sweeper: contest sprint ended and its final standings are stored" in said
