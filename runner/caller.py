@@ -120,7 +120,7 @@ def _execute(spec: JobSpec, on_progress: OnProgress | None = None) -> RunReport:
     if usage:
         return _verdict(spec, Verdict.REJECTED, usage)
     try:
-        findings = scanner.scan(spec.source) if len(spec.source) < 1 << 20 else []
+        findings = scanner.scan(spec.source) if len(spec.source) <= limits_for(spec.mode).source_bytes else []
     except (ValueError, RecursionError, MemoryError):  # e.g. non-UTF-8 source: precheck explains
         findings = []
     refused = precheck(spec)

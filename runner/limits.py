@@ -31,7 +31,7 @@ class Limits:
     shm_bytes: int  # its /dev/shm (a tmpfs of that size, counted in the job's memory)
     case_budget_s: float  # timed seconds a benchmark case may use before it stops anyway
     max_calls: int  # timed calls per case at most
-    source_bytes: int = 256 * 1024  # the submission's size
+    source_bytes: int = 1 << 20  # the submission's size: 1 MiB, as GPU MODE's KernelBot takes
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -8,4 +8,4 @@ SOURCE = "def custom_kernel(data):\n    return data[2]\n" + ("# padding " + "x" 
 
 def test_a_10_mb_source_is_rejected(hostile):
     assert len(SOURCE.encode()) >= 10 * 2**20
-    expect(hostile(SOURCE), "rejected", "the limit is 256 KiB")
+    expect(hostile(SOURCE), "rejected", "the limit is 1024 KiB")

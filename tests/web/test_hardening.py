@@ -31,7 +31,7 @@ def test_a_10_mb_paste_is_refused_like_the_api_as_a_page(as_user, alice, problem
     response = as_user(alice).post("/submit/", _form(source=big))
     html = response.content.decode()
     assert response.status_code == 413
-    assert "The request body is too large for a submission" in html and "256 KiB" in html
+    assert "The request body is too large for a submission" in html and "1024 KiB" in html
     assert NAV in html and "Bad Request" not in html
     assert not Submission.objects.exists()
     # The API says the same words for the same request.
@@ -64,13 +64,13 @@ def test_a_10_mb_upload_is_refused_with_413_in_words(as_user, alice, problems):
     response = as_user(alice).post("/submit/", _form(source="", upload=upload))
     html = response.content.decode()
     assert response.status_code == 413
-    assert "The file is 10240.0 KiB; the limit is 256 KiB." in html and NAV in html
+    assert "The file is 10240.0 KiB; the limit is 1024 KiB." in html and NAV in html
     assert not Submission.objects.exists()
 
 
 def test_a_paste_over_the_source_limit_is_413_too(as_user, alice, problems):
-    response = as_user(alice).post("/submit/", _form(source=KERNEL + "#" * (300 * 1024)))
-    assert response.status_code == 413 and "the limit is 256 KiB" in response.content.decode()
+    response = as_user(alice).post("/submit/", _form(source=KERNEL + "#" * (1100 * 1024)))
+    assert response.status_code == 413 and "the limit is 1024 KiB" in response.content.decode()
 
 
 # --- log-in throttling ------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_the_page_shows_choices_and_limits(as_user, alice, problems):
     html = as_user(alice).get("/submit/?problem=vectoradd&template=pytorch.py").content.decode()
     assert 'value="vectoradd" selected' in html
     assert "torch.add(A, B, out=C)" in html  # the template, ready to edit
-    assert "256 KiB" in html and "900 s" in html and "16 GiB" in html  # source size, wall limit, memory
+    assert "1 MiB" in html and "900 s" in html and "16 GiB" in html  # source size, wall limit, memory
     for choice in ("h100", "leaderboard", "triton"):
         assert f'value="{choice}"' in html
 
