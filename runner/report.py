@@ -18,6 +18,20 @@ def format_time(seconds: float | None) -> str:
     return f"{seconds:g} s"
 
 
+def format_progress(progress: dict) -> str:
+    """The judge's last finished case in words, the same on the page and in the CLI: "benchmark 3 of 5
+    passed · vectoradd[size=256] · 12.3 us" (the time a timed case's median per call). A case frame from
+    before the phases were sent says "case 5 of 12 passed · vectoradd[size=256]"."""
+    if progress.get("kind") and progress.get("kind_total"):
+        place = f"{progress['kind']} {progress['kind_done']} of {progress['kind_total']}"
+    else:
+        place = f"case {progress['done']} of {progress['total']}"
+    words = f"{place} {progress['status']} · {progress['case']}"
+    if progress.get("median_s") is not None:
+        words += f" · {format_time(progress['median_s'])}"
+    return words
+
+
 # What a run's score is, in a user's words, everywhere it is shown (the pages, the API's schema, the client).
 SCORE_DEFINITION = (
     "the geometric mean, over the benchmark cases (the secret run's, in leaderboard mode), of each case's "

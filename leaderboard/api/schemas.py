@@ -115,6 +115,14 @@ class ProgressOut(Schema):
     total: int = Field(description="cases this run holds")
     case: str = Field(description="the last case finished")
     status: str = Field(description="how it ended: passed, failed, error, ...")
+    kind: str = Field("", description="its phase: test, benchmark or secret")
+    kind_done: int = Field(0, description="its place among its phase's cases, from 1")
+    kind_total: int = Field(0, description="the cases of its phase in this run")
+    median_s: float | None = Field(None, description="a timed case's median seconds per call")
+    time: str = Field("", description="median_s in words: 12.3 us; empty for an untimed case")
+    words: str = Field(
+        "", description="the whole in words: benchmark 3 of 5 passed · vectoradd[size=256] · 12.3 us"
+    )
 
 
 class ProfileOut(Schema):

@@ -32,7 +32,7 @@ from leaderboard.client.connection import ApiClient, ApiError
 from leaderboard.client.report import render_report
 from leaderboard.submissions.languages import LANGUAGES, language_of
 from runner import vocabulary
-from runner.report import SCORE_DEFINITION, format_score, format_time, write_profile_csvs
+from runner.report import SCORE_DEFINITION, format_progress, format_score, format_time, write_profile_csvs
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
 MODES = tuple(vocabulary.Mode)
@@ -277,11 +277,6 @@ def _progress_words(submission: dict[str, Any]) -> str:
     return words
 
 
-def _case_words(progress: dict[str, Any]) -> str:
-    """The judge's last finished case: "case 5 of 12 passed: vectoradd[size=256]"."""
-    return f"case {progress['done']} of {progress['total']} {progress['status']}: {progress['case']}"
-
-
 def _follow(client: ApiClient, submission_id: int, args) -> int:
     """Poll until the submission is final, showing its progress on stderr; then print the report."""
     live = sys.stderr.isatty()
@@ -297,8 +292,12 @@ def _follow(client: ApiClient, submission_id: int, args) -> int:
             return _report(client, submission, args.profile_csv)
         progress = submission.get("progress")
         if progress and progress["done"] != last_done:
-            # A line per new case, kept above the spinner (polls may skip cases that finished in between).
-            print(("\r\033[K" if live else "") + f"#{submission_id} {_case_words(progress)}", file=sys.stderr)
+            # A line per new case, kept above the spinner (polls may skip cases that finished in between):
+            # "benchmark 3 of 5 passed · vectoradd[size=256] · 12.3 us".
+            print(
+                ("\r\033[K" if live else "") + f"#{submission_id} {format_progress(progress)}",
+                file=sys.stderr,
+            )
             last_done = progress["done"]
         words = _progress_words(submission)
         elapsed = time.monotonic() - started

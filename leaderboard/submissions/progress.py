@@ -12,6 +12,7 @@ nothing. Progress is advisory: a write that fails is logged and the judging goes
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Any
@@ -21,6 +22,7 @@ from django.db import DatabaseError, connection
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.services import submission_progress
 from runner import textsafe
+from runner.vocabulary import CaseKind
 
 logger = logging.getLogger(__name__)
 
@@ -28,13 +30,19 @@ MIN_INTERVAL_S = 0.5  # between two writes of one submission's progress
 
 
 def progress_of(case: dict[str, Any]) -> dict[str, Any]:
-    """What the row keeps of a case frame: its four fields, of their types (the frame is signed by the
-    judge, but the row outlives this code)."""
+    """What the row keeps of a case frame: its fields, of their types (the frame is signed by the judge,
+    but the row outlives this code): the place in the run and in its phase, the case and its status, and a
+    timed case's median seconds per call. Never an input: the judge sends none, a secret case included."""
+    median = case.get("median_s")
     return {
         "done": int(case["done"]),
         "total": int(case["total"]),
         "case": textsafe.safe_text(str(case["case"]), 300),
         "status": str(case["status"])[:32],
+        "kind": case["kind"] if case.get("kind") in set(CaseKind) - {CaseKind.RUN} else "",
+        "kind_done": int(case.get("kind_done") or 0),
+        "kind_total": int(case.get("kind_total") or 0),
+        "median_s": float(median) if isinstance(median, int | float) and math.isfinite(median) else None,
     }
 
 

@@ -273,7 +273,8 @@ def _status(submission) -> dict:
         else None,
         "verdict": run.verdict if run else None,
         "score_s": run.score_s if run else None,
-        # The judge's last finished case while it runs: "case 5 of 12 passed", and the bar's true share.
+        # The judge's last finished case while it runs ("benchmark 3 of 4 passed · ... · 12.3 us"), and
+        # the bar's true share.
         "progress": live_progress(submission),
     }
 

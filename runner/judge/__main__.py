@@ -56,9 +56,15 @@ def main() -> None:
     spec = JobSpec(**request["spec"])
     _write(out, seal.frame(key, seal.STARTED))
 
-    def on_case(done: int, total: int, result) -> None:
+    def on_case(done: int, total: int, result, kind_done: int, kind_total: int) -> None:
         # Each case as it finishes, signed like the report: progress for the caller to show, never a verdict.
-        _write(out, seal.case_frame(key, done, total, textsafe.safe_text(result.id, 300), result.status))
+        median = result.stats.median if result.stats else None
+        median = median if median is not None and math.isfinite(median) else None
+        case_id = textsafe.safe_text(result.id, 300)
+        frame = seal.case_frame(
+            key, done, total, case_id, result.status, result.kind, kind_done, kind_total, median
+        )
+        _write(out, frame)
 
     try:
         report = run_job(

@@ -117,7 +117,8 @@ def _text(value: Any) -> str:
 
 # Told of each case as it finishes: (done, total, the case's result). The judge's process writes a signed
 # `case` frame for it (runner/wire/seal.py), which the caller may show while the run goes on.
-OnCase = Callable[[int, int, CaseResult], None]
+# (done, total, the case, its place among its kind's cases, their count)
+OnCase = Callable[[int, int, CaseResult, int, int], None]
 
 
 class Judge:
@@ -778,7 +779,8 @@ class Judge:
                 result = self.run_case(case, seed, kind, timed)
                 self.cases.append(result)
                 if self.on_case:
-                    self.on_case(i + 1, len(plan), result)
+                    kinds = [k for _c, _s, k, _t in plan]
+                    self.on_case(i + 1, len(plan), result, kinds[: i + 1].count(kind), kinds.count(kind))
                 if result.status in ("failed", "error") and self.spec.mode != "test":
                     self._skip_rest(plan[i + 1 :], "skipped: an earlier case failed")
                     break

@@ -34,9 +34,26 @@ def frame(key: bytes, kind: bytes, payload: bytes = b"") -> bytes:
     return b"%s %s %d %s\n" % (MAGIC, kind, len(payload), _mac(key, kind, payload).encode()) + payload
 
 
-def case_frame(key: bytes, done: int, total: int, case: str, status: str) -> bytes:
-    payload = json.dumps({"done": done, "total": total, "case": case, "status": status}).encode()
-    return frame(key, CASE, payload)
+CASE_FIELDS = frozenset({"done", "total", "case", "status", "kind", "kind_done", "kind_total", "median_s"})
+
+
+def case_frame(
+    key: bytes,
+    done: int,
+    total: int,
+    case: str,
+    status: str,
+    kind: str,
+    kind_done: int,
+    kind_total: int,
+    median_s: float | None,
+) -> bytes:
+    """One finished case: its place in the run (`done` of `total`) and in its phase (`kind_done` of
+    `kind_total` cases of its `kind`), its id and status, and a timed case's median seconds per call. Never
+    an input or a seed: a secret case says only its public id and its time."""
+    payload = {"done": done, "total": total, "case": case, "status": status, "kind": kind}
+    payload |= {"kind_done": kind_done, "kind_total": kind_total, "median_s": median_s}
+    return frame(key, CASE, json.dumps(payload).encode())
 
 
 @dataclass
@@ -148,11 +165,16 @@ class Reader:
             return None
         if not (
             isinstance(case, dict)
-            and set(case) == {"done", "total", "case", "status"}
-            and all(type(case[k]) is int for k in ("done", "total"))
+            and set(case) == CASE_FIELDS
+            and all(type(case[k]) is int for k in ("done", "total", "kind_done", "kind_total"))
             and isinstance(case["case"], str)
             and isinstance(case["status"], str)
             and 0 < len(case["status"]) <= 32
+            and isinstance(case["kind"], str)
+            and 0 < len(case["kind"]) <= 16  # a CaseKind's value (the wire imports no vocabulary)
+            and 0 < case["kind_done"] <= case["kind_total"] <= case["total"]
+            and (case["median_s"] is None or type(case["median_s"]) is float)
+            and (case["median_s"] is None or 0 <= case["median_s"] < float("inf"))
         ):
             return None
         previous = self.stream.cases[-1] if self.stream.cases else {"done": 0, "total": case["total"]}

@@ -63,11 +63,53 @@ def test_on_progress_hears_each_case_once_in_order_while_the_judge_runs(sandbox)
     total = len(report.cases)
     assert total > 1
     assert [p for p, _ in calls] == [
-        {"done": i, "total": total, "case": c.id, "status": c.status}
+        {
+            "done": i,
+            "total": total,
+            "case": c.id,
+            "status": c.status,
+            "kind": "test",  # test mode: one phase, untimed
+            "kind_done": i,
+            "kind_total": total,
+            "median_s": None,
+        }
         for i, c in enumerate(report.cases, start=1)
     ]
     # Heard while the judge ran, off its stream as it arrived: not replayed from the report afterwards.
     assert all(thread != threading.main_thread().name for _, thread in calls) or sandbox == "docker"
+
+
+def test_leaderboard_progress_names_each_phase_and_each_timed_cases_median():
+    """Tests, benchmarks, then the secret run: each frame says its phase, its place in it and, when timed,
+    the median seconds per call that the report holds; never an input or a seed."""
+    heard: list[dict] = []
+    spec = JobSpec(
+        problem="vectoradd",
+        source=CORRECT,
+        mode="leaderboard",
+        device="cpu",
+        sandbox="none",
+        allow_unisolated=True,
+        case_budget_s=0.2,
+    )
+    report = execute(spec, on_progress=heard.append)
+    assert report.verdict == "passed", report.message
+    assert [(p["kind"], p["case"]) for p in heard] == [(c.kind, c.id) for c in report.cases]
+    assert [p["kind"] for p in heard] == sorted(
+        (p["kind"] for p in heard), key=["test", "benchmark", "secret"].index
+    )
+    for kind in ("test", "benchmark", "secret"):
+        of_kind = [p for p in heard if p["kind"] == kind]
+        assert of_kind, kind
+        assert [p["kind_done"] for p in of_kind] == list(range(1, len(of_kind) + 1))
+        assert {p["kind_total"] for p in of_kind} == {len(of_kind)}
+    for p, c in zip(heard, report.cases, strict=True):
+        if c.kind == "test":
+            assert p["median_s"] is None
+        else:
+            assert p["median_s"] == c.stats.median and p["median_s"] > 0
+        assert set(p) == {"done", "total", "case", "status", "kind", "kind_done", "kind_total", "median_s"}
+        assert "seed" not in p["case"]
 
 
 @pytest.mark.parametrize("sandbox", [p for p in backends() if p.id != "docker"])

@@ -16,7 +16,9 @@ REPORT = json.dumps({"verdict": "passed", "cases": []}).encode()
 
 
 def case(done: int, total: int = 3, key: bytes = KEY, status: str = "passed") -> bytes:
-    return seal.case_frame(key, done, total, f"vectoradd[size={done}]", status)
+    return seal.case_frame(
+        key, done, total, f"vectoradd[size={done}]", status, "benchmark", done, total, 1.5e-5
+    )
 
 
 def stream(*cases: bytes, key: bytes = KEY) -> bytes:
@@ -30,7 +32,39 @@ def test_a_stream_of_started_cases_and_report_is_believed():
     found = seal.read(KEY, GOOD)
     assert (found.started, found.report, found.problem) == (True, REPORT, "")
     assert [c["done"] for c in found.cases] == [1, 2, 3]
-    assert found.cases[0] == {"done": 1, "total": 3, "case": "vectoradd[size=1]", "status": "passed"}
+    assert found.cases[0] == {
+        "done": 1,
+        "total": 3,
+        "case": "vectoradd[size=1]",
+        "status": "passed",
+        "kind": "benchmark",
+        "kind_done": 1,
+        "kind_total": 3,
+        "median_s": 1.5e-5,
+    }
+
+
+def signed_case(**fields) -> bytes:
+    payload = {"done": 1, "total": 3, "case": "vectoradd[size=1]", "status": "passed", "kind": "test"}
+    payload |= {"kind_done": 1, "kind_total": 2, "median_s": None} | fields
+    return seal.frame(KEY, seal.CASE, json.dumps(payload).encode())
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind_done": 3},  # past its phase's count
+        {"kind_total": 4},  # a phase longer than the run
+        {"kind": ""},
+        {"median_s": -1.0},
+        {"median_s": "12 us"},
+        {"secret_seed": 7},  # nothing beyond the fields a case frame holds
+    ],
+)
+def test_a_signed_case_frame_with_wrong_fields_makes_the_stream_untrusted(fields):
+    assert seal.read(KEY, stream(signed_case())).problem == ""
+    found = seal.read(KEY, stream(signed_case(**fields)))
+    assert found.report is None and found.problem
 
 
 def test_a_stream_without_case_frames_is_believed_as_before():

@@ -181,13 +181,22 @@ def test_a_running_submission_shows_the_judges_case_count_and_a_true_bar(as_user
     assert status()["progress"] is None
     assert '<p id="live-progress" hidden>' in me.get(f"/submissions/{submission.pk}/").content.decode()
 
-    case = {"done": 3, "total": 4, "case": "vectoradd[size=127]", "status": "passed"}
+    # The third of four cases: the first of two benchmark cases after two tests, with its median time.
+    case = {"done": 3, "total": 4, "case": "vectoradd[size=127]", "status": "passed", "kind": "benchmark"}
+    case |= {"kind_done": 1, "kind_total": 2, "median_s": 1.234e-5}
     submission_progress(submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=case)
-    assert status()["progress"] == case
+    shown = status()["progress"]
+    assert {k: shown[k] for k in case} == case
+    assert (shown["time"], shown["words"]) == (
+        "12.3 us",
+        "benchmark 1 of 2 passed · vectoradd[size=127] · 12.3 us",
+    )
     html = me.get(f"/submissions/{submission.pk}/").content.decode()
     assert (
-        '<p id="live-progress">case <b id="live-done">3</b> of <b id="live-total">4</b> '
-        '<span id="live-case-status" class="status-passed">passed</span>' in html
+        '<p id="live-progress"><span id="live-kind">benchmark</span> <b id="live-done">1</b> of '
+        '<b id="live-total">2</b> <span id="live-case-status" class="status-passed">passed</span> · '
+        '<span class="muted mono" id="live-case">vectoradd[size=127]</span><span id="live-time-wrap"> · '
+        '<b id="live-time">12.3 us</b> per call</span></p>' in html
     )
     assert 'data-done="3" data-total="4"' in html  # the bar's share, set by the script (no inline style)
 
@@ -196,6 +205,26 @@ def test_a_running_submission_shows_the_judges_case_count_and_a_true_bar(as_user
     )
     testbed.report_on(claimed, report, worker="cpu@a")
     assert status()["progress"] is None and status()["final"]  # once final, the run's cases say it
+
+
+def test_a_test_case_shows_no_time_and_a_row_from_before_phases_counts_the_whole_run(as_user, alice, submit):
+    from leaderboard.submissions.services import submission_progress
+
+    submission = submit(alice)
+    claimed = testbed.claim(submission, worker="cpu@a")
+    me = as_user(alice)
+    page = lambda: me.get(f"/submissions/{submission.pk}/").content.decode()  # noqa: E731
+    status = lambda: me.get(f"/submissions/{submission.pk}/status.json").json()["progress"]  # noqa: E731
+    test = {"done": 1, "total": 4, "case": "vectoradd[size=31]", "status": "failed", "kind": "test"}
+    test |= {"kind_done": 1, "kind_total": 4, "median_s": None}
+    submission_progress(submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=test)
+    assert (status()["time"], status()["words"]) == ("", "test 1 of 4 failed · vectoradd[size=31]")
+    assert '<span id="live-time-wrap" hidden>' in page()
+
+    old = {"done": 2, "total": 4, "case": "vectoradd[size=64]", "status": "passed"}
+    submission_progress(submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=old)
+    assert status()["words"] == "case 2 of 4 passed · vectoradd[size=64]"
+    assert '<span id="live-kind">case</span> <b id="live-done">2</b> of <b id="live-total">4</b>' in page()
 
 
 def test_a_test_mode_run_shows_no_empty_timing_columns(as_user, alice, judged):

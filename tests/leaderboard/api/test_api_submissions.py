@@ -145,9 +145,12 @@ def test_a_running_submission_shows_the_judges_last_finished_case(client, proble
     assert get()["progress"] is None  # queued: nothing yet
     claimed = submission_claim(submission_id=doc["id"], worker="cpu@a")
     assert get()["progress"] is None  # running, before its first case
-    case = {"done": 2, "total": 4, "case": "vectoradd[size=64]", "status": "failed"}
+    case = {"done": 2, "total": 4, "case": "vectoradd[size=64]", "status": "failed", "kind": "secret"}
+    case |= {"kind_done": 1, "kind_total": 2, "median_s": 0.0015}
     submission_progress(submission_id=doc["id"], worker="cpu@a", attempt=claimed.attempts, progress=case)
-    assert get()["progress"] == case
+    # The phase and a secret case's time (never its inputs), and the same in words as the page and CLI.
+    extra = {"time": "1.5 ms", "words": "secret 1 of 2 failed · vectoradd[size=64] · 1.5 ms"}
+    assert get()["progress"] == case | extra
     assert (
         "progress"
         in client.get("/api/openapi.json").json()["components"]["schemas"]["SubmissionOut"]["properties"]

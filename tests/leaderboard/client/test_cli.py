@@ -197,7 +197,11 @@ def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server,
     time.sleep(1.5)  # the client is up and polling
     for done, case_id in enumerate(ids, start=1):
         status = "failed" if done == 3 else "passed"
-        progress = {"done": done, "total": len(ids), "case": case_id, "status": status}
+        # Two tests, then two benchmarks with their median times.
+        kind, kind_done = ("test", done) if done <= 2 else ("benchmark", done - 2)
+        median = 1e-5 * done if kind == "benchmark" else None
+        progress = {"done": done, "total": len(ids), "case": case_id, "status": status, "kind": kind}
+        progress |= {"kind_done": kind_done, "kind_total": 2, "median_s": median}
         submission_progress(
             submission_id=submission.pk, worker="cpu@a", attempt=claimed.attempts, progress=progress
         )
@@ -207,10 +211,12 @@ def test_waiting_prints_a_line_per_new_case_as_the_judge_reports_it(live_server,
     report_on(claimed, report, worker="cpu@a")
     out, err = follow.communicate(timeout=60)
     assert follow.returncode == 1, err
-    lines = [line for line in err.splitlines() if " case " in line]
+    lines = [line for line in err.splitlines() if " of 2 " in line]
     assert lines == [
-        f"#{submission.pk} case {n} of 4 {'failed' if n == 3 else 'passed'}: {case_id}"
-        for n, case_id in enumerate(ids, start=1)
+        f"#{submission.pk} test 1 of 2 passed · vectoradd[size=31]",
+        f"#{submission.pk} test 2 of 2 passed · vectoradd[size=64]",
+        f"#{submission.pk} benchmark 1 of 2 failed · vectoradd[size=127] · 30 us",
+        f"#{submission.pk} benchmark 2 of 2 passed · vectoradd[size=256] · 40 us",
     ]
     assert "vectoradd[size=127] FAILED" in out
 

@@ -11,6 +11,7 @@ from testbed import make_submission
 
 from leaderboard.submissions.models import State, Submission
 from leaderboard.submissions.progress import ProgressWriter
+from leaderboard.submissions.progress import progress_of as row_progress
 from leaderboard.submissions.services import (
     submission_claim,
     submission_progress,
@@ -20,7 +21,9 @@ from leaderboard.submissions.services import (
 
 
 def case(done, total=4, status="passed"):
-    return {"done": done, "total": total, "case": f"vectoradd[size={done}]", "status": status}
+    """A case frame as the judge sends it: a benchmark run, each case timed."""
+    frame = {"done": done, "total": total, "case": f"vectoradd[size={done}]", "status": status}
+    return frame | {"kind": "benchmark", "kind_done": done, "kind_total": total, "median_s": 1e-5 * done}
 
 
 def running(persona, worker="cpu@a"):
@@ -103,3 +106,11 @@ def test_the_writer_of_a_worker_that_lost_the_run_writes_nothing(problems, alice
     with ProgressWriter(submission_id=claimed.pk, worker="cpu@a", attempt=claimed.attempts) as on_progress:
         on_progress(case(1))
     assert progress_of(claimed) is None and on_progress.writes == 0
+
+
+def test_the_row_keeps_only_the_frames_fields_of_their_types():
+    """The frame is signed, but the row outlives this code: a kind outside the vocabulary, a median that is
+    not a finite number, and any other field are not kept."""
+    frame = case(2) | {"kind": "run", "median_s": float("nan"), "inputs": [1, 2, 3]}
+    assert row_progress(frame) == case(2) | {"kind": "", "median_s": None}
+    assert row_progress(case(3) | {"kind": "secret"}) == case(3) | {"kind": "secret"}
