@@ -49,8 +49,8 @@ def describe_data(data: Any) -> str:
 
 MISSING_MODULE = (
     "; the sandbox has torch, triton and numpy, and every problem provides `task` (input_t, output_t) and "
-    "`utils` (set_seed, DeterministicContext, DisableCuDNNTF32, clear_l2_cache, make_match_reference, "
-    "verbose_allclose)"
+    "`utils` (set_seed, DeterministicContext, DisableCuDNNTF32, clear_l2_cache, clear_l2_cache_large, "
+    "match_reference, make_match_reference, verbose_allclose)"
 )
 
 

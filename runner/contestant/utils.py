@@ -74,21 +74,38 @@ class DisableCuDNNTF32(ContextDecorator):
         return False
 
 
-_flush: dict[str, torch.Tensor] = {}
+_flush: dict[tuple[str, int], torch.Tensor] = {}
+
+
+def _overwrite(device: str | torch.device, at_least: int) -> None:
+    """Write a buffer of twice the part's last-level cache (runner/floors.py), or `at_least` bytes if more,
+    kept for the next call. On a CPU, nothing."""
+    device = torch.device(device)
+    if device.type != "cuda" or not torch.cuda.is_available():
+        return
+    key = (str(device), at_least)
+    if key not in _flush:
+        l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20)
+        kind = device_kind_from_name(torch.cuda.get_device_name(device))
+        _flush[key] = torch.empty(max(flush_bytes(kind, l2), at_least), dtype=torch.uint8, device=device)
+    _flush[key].zero_()
 
 
 def clear_l2_cache(device: str | torch.device = "cuda") -> None:
     """Evict the GPU's last-level cache by writing a buffer of twice its size, as the judge does before
     every timed call (a kernel never needs to; runner/floors.py sizes it per part). On a CPU, nothing."""
-    device = torch.device(device)
-    if device.type != "cuda" or not torch.cuda.is_available():
-        return
-    key = str(device)
-    if key not in _flush:
-        l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20)
-        kind = device_kind_from_name(torch.cuda.get_device_name(device))
-        _flush[key] = torch.empty(flush_bytes(kind, l2), dtype=torch.uint8, device=device)
-    _flush[key].zero_()
+    _overwrite(device, 0)
+
+
+# GPU MODE's clear_l2_cache_large fills a 62.5 GiB tensor with random numbers and frees it (into torch's
+# cache, where it stays reserved). Here the same eviction, bounded so that it does not spend the job's
+# memory: 1 GiB, four times the largest last-level cache of a part served (an MI300X's 256 MiB).
+LARGE_FLUSH_BYTES = 1 << 30
+
+
+def clear_l2_cache_large(device: str | torch.device = "cuda") -> None:
+    """clear_l2_cache with a larger buffer: at least LARGE_FLUSH_BYTES. On a CPU, nothing."""
+    _overwrite(device, LARGE_FLUSH_BYTES)
 
 
 def verbose_allclose(
@@ -117,14 +134,52 @@ def verbose_allequal(received: torch.Tensor, expected: torch.Tensor, max_print: 
     return verbose_allclose(received, expected, rtol=0.0, atol=0.0, max_print=max_print)
 
 
+# The config keys of a mixed-MLA input (q, kv_data, qo_indptr, kv_indptr, config): the one input where
+# GPU MODE's match_reference lets a share of the values differ, as AMD's aiter does for it.
+_MLA_KEYS = {"num_heads", "num_kv_heads", "qk_head_dim", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim"}
+
+
+def _mixed_mla(data: Any) -> bool:
+    return (
+        isinstance(data, tuple)
+        and len(data) >= 5
+        and isinstance(data[4], dict)
+        and _MLA_KEYS <= data[4].keys()
+    )
+
+
+def match_reference(
+    data: Any,
+    output: torch.Tensor,
+    reference: Callable[[Any], Any],
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    tol_err_ratio: float = 0.05,
+) -> tuple[bool, str]:
+    """GPU MODE's default `check_implementation`: (True, "") when `output` is within rtol and atol of
+    `reference(data)` everywhere, else (False, the differences as lines). On a mixed-MLA input alone, as
+    there, a share of differing values up to `tol_err_ratio` passes, with a warning as the message."""
+    expected = reference(data)
+    reasons = verbose_allclose(output, expected, rtol=rtol, atol=atol)
+    if reasons and _mixed_mla(data) and output.shape == expected.shape:
+        got = output.detach().to(torch.float64)
+        want = expected.detach().to(got.device, torch.float64)
+        differ = ~torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        ratio = differ.sum().item() / max(1, differ.numel())
+        if ratio <= tol_err_ratio:
+            return True, (
+                f"warning: mismatch_ratio={ratio:.6f} (<= tol_err_ratio={tol_err_ratio}) with rtol={rtol}, atol={atol}"
+            )
+    return (not reasons), "\n".join(reasons)
+
+
 def make_match_reference(
-    reference: Callable[[Any], Any], rtol: float = 1e-5, atol: float = 1e-8
+    reference: Callable[[Any], Any], **kwargs: Any
 ) -> Callable[[Any, Any], tuple[bool, str]]:
-    """A `check_implementation(data, output)` that compares `output` with `reference(data)` within
-    rtol and atol: for a submission's own testing, on data it made itself."""
+    """A `check_implementation(data, output)`: match_reference with `reference` and these keyword arguments
+    (rtol, atol, tol_err_ratio)."""
 
     def check_implementation(data: Any, output: Any) -> tuple[bool, str]:
-        reasons = verbose_allclose(output, reference(data), rtol=rtol, atol=atol)
-        return (not reasons), "\n".join(reasons)
+        return match_reference(data, output, reference=reference, **kwargs)
 
     return check_implementation

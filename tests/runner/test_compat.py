@@ -41,20 +41,27 @@ def test_the_utils_helpers_of_gpu_mode_import_and_work():
     source = """
 import torch
 from task import input_t, output_t
-from utils import (DeterministicContext, DisableCuDNNTF32, clear_l2_cache, make_match_reference, set_seed,
-                   verbose_allclose)
+from utils import (DeterministicContext, DisableCuDNNTF32, clear_l2_cache, clear_l2_cache_large,
+                   make_match_reference, match_reference, set_seed, verbose_allclose)
 
 set_seed(7)
 _check = make_match_reference(lambda data: data[0] + data[1], rtol=1e-3, atol=1e-3)
+
+
+def _sum(data):
+    return data[0] + data[1]
 
 
 @DisableCuDNNTF32()
 def custom_kernel(data: input_t) -> output_t:
     A, B, C = data
     clear_l2_cache()
+    clear_l2_cache_large()
     with DeterministicContext():
         out = torch.add(A, B, out=C)
     assert verbose_allclose(out, A + B) == [] and _check(data, out)[0]
+    assert match_reference(data, out, reference=_sum) == (True, "")
+    assert not match_reference(data, out + 1, reference=_sum, rtol=1e-3, atol=1e-3)[0]
     return out
 """
     report = judge("vectoradd", source)

@@ -154,6 +154,59 @@ def cli(problems: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+MATCH_REFERENCE = (
+    (ROWSUM / "reference.py")
+    .read_text()
+    .replace("from utils import make_match_reference", "from utils import match_reference")
+    .replace(
+        "check_implementation = make_match_reference(ref_kernel, rtol=1e-4, atol=1e-4)",
+        "def check_implementation(data: input_t, output: output_t):\n"
+        "    return match_reference(data, output, reference=ref_kernel, rtol=1e-4, atol=1e-4)",
+    )
+)
+
+
+def test_a_reference_checking_with_utils_match_reference_imports_and_checks(tmp_path):
+    assert "return match_reference(data, output, reference=ref_kernel" in MATCH_REFERENCE
+    (tmp_path / "problems").mkdir()
+    import_folder(write_folder(tmp_path, CASES, MATCH_REFERENCE), tmp_path / "problems")
+    reference = Problem.at(tmp_path / "problems" / "demo_py").load_reference()
+    data = reference.generate_input(rows=5, cols=6, seed=1, device="cpu")
+    assert reference.check_implementation(data, data.sum(dim=1)) == (True, "")
+    ok, message = reference.check_implementation(data, data.sum(dim=1) + 1)
+    assert not ok and "5 of 5 values differ beyond rtol=0.0001, atol=0.0001" in message
+
+
+def test_match_reference_forgives_a_share_of_values_on_mixed_mla_inputs_only():
+    from runner.contestant.utils import match_reference
+
+    config = dict.fromkeys(
+        ("num_heads", "num_kv_heads", "qk_head_dim", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim"), 1
+    )
+    q = torch.zeros(100)
+    mla, plain = (q, q, q, q, config), (q, q, q, q, {})
+    one_off = q.clone()
+    one_off[0] = 1.0  # 1 % of the values differ
+    ok, message = match_reference(mla, one_off, reference=lambda data: data[0])
+    assert ok and message.startswith("warning: mismatch_ratio=0.010000 (<= tol_err_ratio=0.05)")
+    assert not match_reference(plain, one_off, reference=lambda data: data[0])[0]
+    assert not match_reference(mla, one_off, reference=lambda data: data[0], tol_err_ratio=0.001)[0]
+
+
+@pytest.mark.judge
+def test_a_problem_checking_with_match_reference_judges_correct_and_wrong(tmp_path):
+    (tmp_path / "problems").mkdir()
+    import_folder(write_folder(tmp_path, CASES, MATCH_REFERENCE), tmp_path / "problems")
+    right = tmp_path / "right.py"
+    right.write_text(WRONG_ROWSUM.replace("data.mean(dim=1)", "data.sum(dim=1)"))
+    out = cli(tmp_path / "problems", "run", "demo_py", str(right), "--mode", "test")
+    assert out.returncode == 0, out.stdout + out.stderr
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(WRONG_ROWSUM)
+    out = cli(tmp_path / "problems", "run", "demo_py", str(wrong), "--mode", "test")
+    assert out.returncode == 1 and "values differ beyond rtol=0.0001, atol=0.0001" in out.stdout, out.stdout
+
+
 @pytest.mark.judge
 @pytest.mark.slow
 def test_the_cli_judges_an_imported_problem_correct_and_wrong(tmp_path):
