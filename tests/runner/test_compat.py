@@ -68,6 +68,28 @@ def custom_kernel(data: input_t) -> output_t:
     assert report.verdict == "passed", describe(report)
 
 
+def test_every_call_gets_a_new_input_container_as_on_gpu_mode():
+    # GPU MODE builds each call's input anew; here a slot comes back with new values, in a new container
+    # (trimul's correct/caches_in_input_dict.py is the kernel that needs it).
+    source = (
+        honest("vectoradd")
+        + """
+
+_honest, _seen = custom_kernel, []
+
+
+def custom_kernel(data):
+    assert type(data) is tuple and not any(data is old for old in _seen), "a container came back"
+    _seen.append(data)
+    return _honest(data)
+"""
+    )
+    report = judge("vectoradd", source, mode="benchmark")
+    assert report.verdict == "passed", describe(report)
+    # Every case reuses its first slot at least three times (warm-up, probe, first window).
+    assert all(case.stats is not None and case.stats.windows >= 1 for case in report.cases), describe(report)
+
+
 def test_a_wrong_unpacking_is_told_what_data_holds():
     report = judge("vectoradd", "def custom_kernel(data):\n    A, B = data\n    return A + B\n")
     assert report.verdict == "error", describe(report)
