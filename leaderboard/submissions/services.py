@@ -412,7 +412,11 @@ def _write_run(
         Attempt.objects.filter(submission_id=submission_id, number=attempt).update(
             outcome=Outcome.FINISHED, ended_at=now, reason=""
         )
-        _judge_again_or_settle(Submission.objects.get(pk=submission_id), run)
+        try:
+            with transaction.atomic():  # a savepoint: whatever goes wrong here, the run itself is written
+                _judge_again_or_settle(Submission.objects.get(pk=submission_id), run)
+        except DatabaseError:
+            logger.exception("submission %s: deciding whether to judge it again failed", submission_id)
     return state
 
 
