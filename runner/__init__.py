@@ -26,6 +26,7 @@ SURFACE = {
     "runner.report": {
         "SCORE_DEFINITION",
         "format_interval",
+        "format_progress",
         "format_rate",
         "format_score",
         "format_time",

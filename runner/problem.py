@@ -9,6 +9,7 @@ import importlib.util
 import os
 import re
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -34,6 +35,18 @@ class Case:
     @property
     def id(self) -> str:
         return f"{self.problem}[{'-'.join(f'{k}={v}' for k, v in self.params.items())}]"
+
+
+DIFFICULTIES = ("easy", "medium", "hard")
+TAG = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+
+
+@dataclass(frozen=True)
+class About:
+    """What the problem list shows of a problem beside its title: a difficulty ("" when not given) and tags."""
+
+    difficulty: str = ""
+    tags: tuple[str, ...] = ()
 
 
 @dataclass
@@ -69,6 +82,20 @@ class Problem:
     @property
     def utils_source(self) -> str:
         return self.utils_path.read_text()
+
+    @cached_property
+    def about(self) -> About:
+        """The problem's listing (`about.toml`: difficulty and tags): what the problem list and page show.
+        Not part of the version: it decides no verdict, so a retagged problem keeps its scores."""
+        f = self.path / "about.toml"
+        data = tomllib.loads(f.read_text()) if f.exists() else {}
+        difficulty = str(data.get("difficulty", ""))
+        if difficulty and difficulty not in DIFFICULTIES:
+            raise ValueError(f"{f}: difficulty {difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
+        tags = data.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) and TAG.fullmatch(t) for t in tags):
+            raise ValueError(f"{f}: tags must be a list of short lower-case words (a-z, 0-9, -)")
+        return About(difficulty, tuple(tags))
 
     @property
     def deadline(self) -> str | None:

@@ -12,6 +12,9 @@ class Problem(models.Model):
     current_version = models.ForeignKey(
         "ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The folder's about.toml (runner.problem.About): the listing, refreshed by every sync, in no version.
+    difficulty = models.CharField(max_length=16, blank=True)  # easy | medium | hard | ""
+    tags = models.JSONField(default=list, blank=True)  # short lower-case words
     # False once the folder is gone: its submissions and rankings stay, new submissions are refused.
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -21,12 +21,24 @@ class SyncedProblem:
 
 
 def _cases_of(loaded) -> dict:
+    """Each case with its FLOP and byte counts per call (problem.py's `counts`; None where the problem does
+    not say): what the problem page shows, and the runner's rates divide by a time."""
     return {
         device: {
-            kind: [{"id": c.id, "params": c.params, "seed": c.seed} for c in loaded.cases(kind, device)]
-            for kind in ("test", "benchmark")
+            kind: [_case_of(loaded, c) for c in loaded.cases(kind, device)] for kind in ("test", "benchmark")
         }
         for device in _RUNNER_DEVICES
+    }
+
+
+def _case_of(loaded, case) -> dict:
+    flops, nbytes = loaded.counts(case)
+    return {
+        "id": case.id,
+        "params": case.params,
+        "seed": case.seed,
+        "flops": float(flops) or None,
+        "bytes": float(nbytes) or None,
     }
 
 
@@ -58,9 +70,12 @@ def problem_sync_all() -> list[SyncedProblem]:
             problem=problem, content_hash=loaded.version, defaults=fields
         )
         problem.title = loaded.title
+        problem.difficulty, problem.tags = loaded.about.difficulty, list(loaded.about.tags)
         problem.current_version = version
         problem.is_active = True
-        problem.save(update_fields=["title", "current_version", "is_active", "updated_at"])
+        problem.save(
+            update_fields=["title", "difficulty", "tags", "current_version", "is_active", "updated_at"]
+        )
         if created or previous is None:
             change = "new"
         elif previous.pk != version.pk:

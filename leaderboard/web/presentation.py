@@ -29,23 +29,42 @@ def skipped_cases(cases) -> tuple[int, str]:
     return len(skipped), (skipped[0].message if skipped else "")
 
 
-def case_rows(cases, device_kind: str) -> list[CaseRow]:
+def shares_of_peak(flops_per_s: float | None, bytes_per_s: float | None, device_kind: str):
+    """(FLOP/s, bytes/s) as shares of the device kind's datasheet peaks; None where either is unknown. The
+    one definition for a run's cases and the rankings."""
     peak = DEVICE_KINDS.get(device_kind)
+    return (
+        flops_per_s / peak.flops_per_s if peak and flops_per_s else None,
+        bytes_per_s / peak.bytes_per_s if peak and bytes_per_s else None,
+    )
+
+
+def case_rows(cases, device_kind: str) -> list[CaseRow]:
     rows = []
     for c in cases:
         stats = c.stats or {}
         flops, nbytes = stats.get("flops_per_s"), stats.get("bytes_per_s")
         rows.append(
             CaseRow(
-                c,
-                flops,
-                nbytes,
-                flops / peak.flops_per_s if peak and flops else None,
-                nbytes / peak.bytes_per_s if peak and nbytes else None,
-                stats.get("joules_per_call"),
+                c, flops, nbytes, *shares_of_peak(flops, nbytes, device_kind), stats.get("joules_per_call")
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class EntryRates:
+    """A ranking entry's achieved rates (the geometric mean of its scored cases' rates) and their shares
+    of the device kind's peaks; None where the problem has no counts."""
+
+    flops_per_s: float | None
+    bytes_per_s: float | None
+    flops_fraction: float | None
+    bytes_fraction: float | None
+
+
+def entry_rates(rates: tuple[float | None, float | None], device_kind: str) -> EntryRates:
+    return EntryRates(*rates, *shares_of_peak(*rates, device_kind))
 
 
 def case_label(case_id: str) -> str:

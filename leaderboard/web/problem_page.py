@@ -30,12 +30,14 @@ class CaseTable:
     """Every case of a problem in one table: a column per parameter, a row per case."""
 
     params: list[str]
-    rows: list[tuple[str, str, list[object], int]]  # kind, device, the parameters' values, seed
+    # kind, device, the parameters' values, seed, FLOP and bytes per call (None where the problem does not say)
+    rows: list[tuple[str, str, list[object], int, float | None, float | None]]
+    counted: bool  # whether any case has counts (an imported problem has none: no columns for them)
 
 
 def case_table(cases: dict) -> CaseTable:
-    """One table of the version's cases (`{device: {kind: [{"params": ..., "seed": ...}]}}`), tests before
-    benchmarks, cpu before cuda; a parameter a case does not have is left blank."""
+    """One table of the version's cases (`{device: {kind: [{"params", "seed", "flops", "bytes"}]}}`), tests
+    before benchmarks, cpu before cuda; a parameter a case does not have is left blank."""
     found = [
         (kind, device, c)
         for kind in ("test", "benchmark")
@@ -43,8 +45,11 @@ def case_table(cases: dict) -> CaseTable:
         for c in cases.get(device, {}).get(kind, [])
     ]
     params = list(dict.fromkeys(k for _, _, c in found for k in c["params"]))
-    rows = [(kind, device, [c["params"].get(p, "") for p in params], c["seed"]) for kind, device, c in found]
-    return CaseTable(params, rows)
+    rows = [
+        (kind, device, [c["params"].get(p, "") for p in params], c["seed"], c.get("flops"), c.get("bytes"))
+        for kind, device, c in found
+    ]
+    return CaseTable(params, rows, any(r[4] or r[5] for r in rows))
 
 
 @dataclass(frozen=True)

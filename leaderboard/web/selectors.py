@@ -21,6 +21,7 @@ from leaderboard.submissions.selectors import (
     ranking_for_problem,
     rankings_generation,
 )
+from runner.judge.timing import geometric_mean
 from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
 
 
@@ -214,6 +215,22 @@ def benchmark_times(*, submission_ids: list[int]) -> dict[int, dict[str, float]]
     for sid, case_id, median_s in rows:
         times[sid][case_id] = median_s
     return times
+
+
+def scored_rates(*, submission_ids: list[int]) -> dict[int, tuple[float | None, float | None]]:
+    """Per ranked submission, its FLOP/s and bytes/s as its score is made: the geometric mean, over the
+    secret run's cases (the scored ones), of each case's rate (the runner's: the case's counts over its
+    median). (None, None) where the problem has no counts."""
+    found: dict[int, tuple[list[float], list[float]]] = {sid: ([], []) for sid in submission_ids}
+    rows = RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.SECRET).values_list(
+        "run__submission_id", "stats"
+    )
+    for sid, stats in rows:
+        for rates, key in zip(found[sid], ("flops_per_s", "bytes_per_s"), strict=True):
+            value = (stats or {}).get(key)
+            if isinstance(value, int | float) and value > 0:
+                rates.append(value)
+    return {sid: (geometric_mean(f), geometric_mean(b)) for sid, (f, b) in found.items()}
 
 
 def best_before(*, submission: Submission) -> RankingEntry | None:

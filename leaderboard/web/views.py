@@ -53,6 +53,7 @@ from leaderboard.web.plots import CaseTiming, case_chart, record_chart
 from leaderboard.web.presentation import (
     case_label,
     case_rows,
+    entry_rates,
     flag_view,
     limit_text,
     public_env,
@@ -69,6 +70,7 @@ from leaderboard.web.selectors import (
     problem_board,
     problem_summaries,
     run_of,
+    scored_rates,
     submission_for_page,
     user_best_entries,
     user_problem_submissions,
@@ -108,7 +110,15 @@ def _standings(problem, board, device: str, show_all: bool) -> dict:
     chart = record_chart(
         [(b.label, board.history.get(b.device_kind, [])) for b in board.bests], now=timezone.now()
     )
-    return {"entries": entries, "top": top_times(entries), "chart": chart}
+    rates = scored_rates(submission_ids=[e.submission_id for e in entries])
+    ranked = [(e, entry_rates(rates[e.submission_id], device)) for e in entries]
+    return {
+        "entries": entries,
+        "ranked": ranked,  # each entry with its FLOP/s and bytes/s and their shares of the peaks
+        "rated": any(r.flops_per_s or r.bytes_per_s for _, r in ranked),
+        "top": top_times(entries),
+        "chart": chart,
+    }
 
 
 def _url_prefix(name: str) -> str:

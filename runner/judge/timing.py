@@ -104,6 +104,7 @@ class Windows:
 
     def stats(self, flops: float, nbytes: float) -> Stats:
         mean = self.mean
+        median = self.median
         per_call = self.per_call
         std = self.std()
         low, high = median_interval(per_call)
@@ -115,10 +116,12 @@ class Windows:
             stderr=std / math.sqrt(len(per_call)),
             min=min(per_call),
             max=max(per_call),
-            flops_per_s=flops / mean if flops and mean > 0 else None,
-            bytes_per_s=nbytes / mean if nbytes and mean > 0 else None,
+            # Rates from the median, the figure the score is made of, so that a case's FLOP/s and a
+            # ranking's (their geometric mean over the scored cases) agree with the times shown beside them.
+            flops_per_s=flops / median if flops and median > 0 else None,
+            bytes_per_s=nbytes / median if nbytes and median > 0 else None,
             joules_per_call=self.joules_per_call(),
-            median=self.median,
+            median=median,
             median_low=low,
             median_high=high,
             per_window=per_call,

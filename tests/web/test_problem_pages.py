@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 
 def test_problem_list_shows_best_per_device_kind_and_entrants(client, alice, bob, robo, judged):
     judged(alice, score_s=3e-3)
@@ -100,3 +102,71 @@ def test_the_cached_standings_follow_new_runs_and_staff_decisions(
         client.get("/problems/vectoradd/").content.decode().split("<h2>Rankings")[1].split("</section>")[0]
     )
     assert rankings.index("staff") < rankings.index("bob")
+
+
+def test_difficulty_and_tags_from_about_toml_on_the_list_and_the_page(client, problems):
+    html = client.get("/").content.decode()
+    row = html[html.index("Vector addition") :].split("</tr>")[0]
+    assert '<span class="badge easy difficulty" title="difficulty">easy</span>' in row
+    assert '<span class="chip tag">memory-bound</span>' in row
+    trimul = html[html.index("TriMul") :].split("</tr>")[0]
+    assert ">hard</span>" in trimul and '<span class="chip tag">alphafold</span>' in trimul
+    page = client.get("/problems/matmul/").content.decode()
+    meta = page[page.index('<p class="meta">') :].split("</p>")[0]
+    assert ">medium</span>" in meta and '<span class="chip tag">tensor-cores</span>' in meta
+
+
+def test_about_toml_is_read_and_is_no_part_of_the_version(tmp_path):
+    import shutil
+
+    from runner.problem import Problem
+
+    folder = tmp_path / "vectoradd"
+    shutil.copytree("problems/vectoradd", folder, ignore=shutil.ignore_patterns("solutions", "__pycache__"))
+    before = Problem.at(folder)
+    (folder / "about.toml").write_text('difficulty = "hard"\ntags = ["retagged"]\n')
+    after = Problem.at(folder)
+    assert (after.about.difficulty, after.about.tags) == ("hard", ("retagged",))
+    assert after.version == before.version  # a retagged problem keeps its scores
+    (folder / "about.toml").write_text('difficulty = "trivial"\n')
+    with pytest.raises(ValueError, match="easy, medium, hard"):
+        _ = Problem.at(folder).about
+
+
+def test_the_cases_tab_shows_each_cases_flop_and_byte_counts(client, problems):
+    html = client.get("/problems/vectoradd/?tab=cases").content.decode()
+    # vectoradd's counts(): size^2 adds, 3 fp16 matrices moved; the cpu benchmark of size 2048:
+    row = re.search(r"<td>benchmark</td><td>cpu</td><td>2048</td>.*?</tr>", html)[0]
+    assert '<td class="num case-flops">4.19 M</td><td class="num case-bytes">24 MiB</td>' in row
+    assert "<th" in html and ">FLOP</th>" in html and ">Bytes</th>" in html
+
+
+def test_rankings_show_each_entrys_flops_and_share_of_the_peak(client, alice, robo, judged):
+    judged(alice, score_s=2e-3)
+    judged(robo, score_s=1e-3)
+    judged(alice, score_s=1e-5, device_kind="h100")
+    html = client.get("/problems/vectoradd/").content.decode()
+    table = html[html.index('data-device="cpu"') :].split("</table>")[0]
+    rows = table.split("<tr")[2:]
+    # The judged runs' secret case: 65536 FLOP and 393216 bytes per call, over its median time; the cpu
+    # kind's peaks are 100 GFLOP/s and 33.9 GB/s.
+    assert "robo" in rows[0] and '<td class="num mono entry-flops">65.5 MFLOP/s<br>' in rows[0]
+    assert '<span class="hint">0.0655 %</span>' in rows[0]
+    assert (
+        '<td class="num mono wide-only entry-bytes">393 MB/s<br><span class="hint">1.16 %</span>' in rows[0]
+    )
+    assert "alice" in rows[1] and "32.8 MFLOP/s" in rows[1]
+    h100 = client.get("/problems/vectoradd/?tab=rankings&device=h100").content.decode()
+    row = h100[h100.index('data-device="h100"') :].split("</table>")[0].split("<tr")[2]
+    assert "6.55 GFLOP/s" in row and "39.3 GB/s" in row and '<span class="hint">1.17 %</span>' in row
+
+
+def test_rankings_of_a_problem_without_counts_show_no_rate_columns(client, alice, judged):
+    from leaderboard.submissions.models import RunCase
+
+    judged(alice, score_s=2e-3)
+    for case in RunCase.objects.all():  # as an imported problem's run: no counts, so no rates
+        case.stats = {k: v for k, v in (case.stats or {}).items() if k not in ("flops_per_s", "bytes_per_s")}
+        case.save()
+    html = client.get("/problems/vectoradd/").content.decode()
+    assert "entry-flops" not in html and ">FLOP/s<br>" not in html

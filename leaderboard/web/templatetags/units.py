@@ -22,6 +22,14 @@ def rate(value, unit: str) -> str:
 
 
 @register.filter
+def count(value) -> str:
+    """A large count in SI prefixes, as the rates are written: 2.15 G, 786 k; "-" for nothing."""
+    if not isinstance(value, int | float) or not value:
+        return "-"
+    return format_rate(value, "").strip()
+
+
+@register.filter
 def byte_size(value) -> str:
     if not isinstance(value, int | float):
         return "-"
