@@ -46,7 +46,7 @@ def plan() -> list[dict]:
          "argv": [PY, str(ROOT / "scripts" / "gpu_check.py"), "--device-facts"]},
         {"name": "units", "timeout_s": 30, "proves": "the GPU path's pure parts under the machine's versions",
          "argv": [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django",
-                  "tests/runner/test_gpu_parts.py", "tests/runner/test_gpu_slots.py", "tests/runner/test_cuda_builds.py", "tests/runner/test_units.py"]},
+                  "tests/runner/test_gpu_parts.py", "tests/runner/test_gpu_slots.py", "tests/runner/test_cuda_builds.py", "tests/runner/test_timing.py", "tests/runner/test_floors.py", "tests/runner/test_transport.py"]},
     ]  # fmt: skip
     for problem in sorted(p.name for p in (ROOT / "problems").iterdir() if (p / "problem.py").exists()):
         steps.append(

@@ -1,12 +1,14 @@
-"""The score's uncertainty (runner/judge/timing.py): a bootstrap over each case's windows, carried through
-the score, seeded so that the same windows always give the same interval. No judge: pure arithmetic."""
+"""The statistics of a case (runner/judge/timing.py): the stopping rule, per-call stats, the score, and its
+uncertainty (a bootstrap over each case's windows, carried through the score, seeded so that the same windows
+always give the same interval). No judge: pure arithmetic."""
 
+import math
 import random
 import statistics
 
 import pytest
 
-from runner.judge.timing import Windows, geometric_mean, median_interval, score, score_interval
+from runner.judge.timing import StoppingRule, Windows, geometric_mean, median_interval, score, score_interval
 
 
 def test_a_cases_median_interval_holds_its_median_and_narrows_with_more_windows():
@@ -70,3 +72,39 @@ def test_the_interval_holds_the_next_runs_score_most_of_the_time():
         nxt = score([statistics.median(c) for c in run()])
         held += low is not None and high is not None and nxt is not None and low <= nxt <= high
     assert held >= 32, held
+
+
+def test_stopping_rule_needs_three_windows_and_a_small_relative_error():
+    rule = StoppingRule(target_rse=0.01, budget_s=100, max_calls=10**6)
+    w = Windows()
+    w.add(1.0, 10)
+    w.add(1.0, 10)
+    assert not w.done(rule)  # two windows never suffice
+    w.add(1.0, 10)
+    assert w.done(rule)
+    noisy = Windows()
+    for s in (1.0, 2.0, 1.0, 2.0):
+        noisy.add(s, 10)
+    assert not noisy.done(rule)
+    assert noisy.done(rule, spent_s=100)  # the budget ends it
+    short = Windows()
+    short.add(1000.0, 1)
+    assert not short.done(rule, spent_s=1000)  # but never before three windows
+
+
+def test_stats_are_per_call():
+    w = Windows()
+    for s in (0.010, 0.012, 0.011):
+        w.add(s, 10)
+    stats = w.stats(flops=1e6, nbytes=1e3)
+    assert stats.n == 30 and stats.windows == 3
+    assert math.isclose(stats.mean, 0.033 / 30)
+    assert math.isclose(stats.min, 0.001) and math.isclose(stats.max, 0.0012)
+    # The rates are the counts over the median, the score's figure: 1e6 FLOP in 1.1 ms.
+    assert math.isclose(stats.flops_per_s, 1e6 / stats.median) and math.isclose(stats.median, 0.0011)
+
+
+def test_geometric_mean():
+    assert math.isclose(geometric_mean([1e-3, 1e-5]), 1e-4)
+    assert geometric_mean([]) is None
+    assert geometric_mean([0.0, 1.0]) is None  # a zero-time case never makes a zero score
