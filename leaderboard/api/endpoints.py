@@ -128,7 +128,13 @@ api.add_router("/contests", "leaderboard.contests.api.router")  # GET /api/conte
 
 
 def _problem_summary(problem) -> dict:
-    return {"name": problem.name, "title": problem.title, "version": problem.current_version.content_hash}
+    return {
+        "name": problem.name,
+        "title": problem.title,
+        "version": problem.current_version.content_hash,
+        "difficulty": problem.difficulty,
+        "tags": problem.tags,
+    }
 
 
 @api.get("/problems", response=list[ProblemSummary], tags=["problems"])

@@ -29,12 +29,18 @@ class ProblemSummary(Schema):
     name: str
     title: str
     version: str = Field(description="content hash of the problem; a new version restarts its rankings")
+    difficulty: str = Field("", description="easy, medium or hard; empty when the problem does not say")
+    tags: list[str] = Field(
+        default_factory=list, description="short lower-case words: memory-bound, gemm, ..."
+    )
 
 
 class CaseOut(Schema):
     id: str
     params: dict[str, Any]
     seed: int
+    flops: float | None = Field(None, description="floating-point operations one call must do at least")
+    bytes: float | None = Field(None, description="bytes one call must move at least")
 
 
 class CasesOut(Schema):

@@ -8,6 +8,8 @@ def test_problems_are_listed_without_a_token(client, problems):
     assert "vectoradd" in listed
     assert listed["vectoradd"]["version"] == problems["vectoradd"].version
     assert listed["vectoradd"]["title"]
+    # about.toml's listing
+    assert listed["vectoradd"]["difficulty"] == "easy" and "memory-bound" in listed["vectoradd"]["tags"]
 
 
 def test_a_problem_comes_with_its_cases_and_templates(client, problems):
@@ -16,6 +18,9 @@ def test_a_problem_comes_with_its_cases_and_templates(client, problems):
     cpu_tests = doc["cases"]["cpu"]["test"]
     assert cpu_tests and all(c["id"].startswith("vectoradd[") for c in cpu_tests)
     assert {"test", "benchmark"} <= set(doc["cases"]["cuda"])
+    # Each case's counts per call: size^2 adds and three fp16 matrices for vectoradd.
+    big = next(c for c in doc["cases"]["cuda"]["benchmark"] if c["params"] == {"size": 16384})
+    assert (big["flops"], big["bytes"]) == (16384.0**2, 6 * 16384.0**2)
     assert "pytorch.py" in doc["templates"] and "custom_kernel" in doc["templates"]["pytorch.py"]
     assert doc["device_kinds"]["cpu"] == "cpu" and doc["device_kinds"]["h100"] == "cuda"
 
