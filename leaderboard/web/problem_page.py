@@ -59,7 +59,7 @@ class TopTimes:
 
 
 def top_times(entries: list[RankingEntry]) -> TopTimes:
-    """The mean time per call of each public benchmark case for the first TOP_TIMED entries."""
+    """The median time per call of each public benchmark case for the first TOP_TIMED entries."""
     top = entries[:TOP_TIMED]
     times = benchmark_times(submission_ids=[e.submission_id for e in top])
     cases = list(dict.fromkeys(c for e in top for c in times[e.submission_id]))

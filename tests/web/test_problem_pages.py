@@ -150,7 +150,7 @@ def test_rankings_show_each_entrys_flops_and_share_of_the_peak(client, alice, ro
     rows = table.split("<tr")[2:]
     # The judged runs' secret case: 65536 FLOP and 393216 bytes per call, over its median time; the cpu
     # kind's peaks are 100 GFLOP/s and 33.9 GB/s.
-    assert "robo" in rows[0] and '<td class="num mono entry-flops">65.5 MFLOP/s<br>' in rows[0]
+    assert "robo" in rows[0] and '<td class="num mono wide-only entry-flops">65.5 MFLOP/s<br>' in rows[0]
     assert '<span class="hint">0.0655 %</span>' in rows[0]
     assert (
         '<td class="num mono wide-only entry-bytes">393 MB/s<br><span class="hint">1.16 %</span>' in rows[0]
