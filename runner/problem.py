@@ -69,6 +69,12 @@ class Problem:
         return (self.path / "reference.py").read_text()
 
     @property
+    def reference_as_submission(self) -> str:
+        """The reference's own kernel as a submission (custom_kernel = ref_kernel): the baseline a problem's
+        page shows per device kind, and what runner.bench times the judge with."""
+        return self.reference_source + "\n\ncustom_kernel = ref_kernel\n"
+
+    @property
     def task_source(self) -> str:
         return (self.path / "task.py").read_text()
 

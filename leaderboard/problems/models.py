@@ -50,3 +50,21 @@ class ProblemVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.problem.name}@{self.content_hash}"
+
+
+class ReferenceScore(models.Model):
+    """The reference's own leaderboard score on one device kind, for one problem version: the baseline the
+    problem page shows beside the rankings (`manage.py judge_references` on a worker host of that kind)."""
+
+    version = models.ForeignKey(ProblemVersion, on_delete=models.CASCADE, related_name="reference_scores")
+    device_kind = models.CharField(max_length=16)
+    score_s = models.FloatField()
+    score_low_s = models.FloatField(null=True, blank=True)  # the score's 95 % interval
+    score_high_s = models.FloatField(null=True, blank=True)
+    measured_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "device_kind"], name="one_reference_score_per_kind")
+        ]
+        ordering = ["version", "device_kind"]

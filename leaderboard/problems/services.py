@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 
-from leaderboard.problems.models import Problem, ProblemVersion
+from leaderboard.problems.models import Problem, ProblemVersion, ReferenceScore
 
 # The runner's device names: "cpu" uses a problem's small CPU shapes, "cuda" its GPU shapes.
 _RUNNER_DEVICES = ("cpu", "cuda")
@@ -96,3 +97,21 @@ def problem_sync_all() -> list[SyncedProblem]:
         version = problem.current_version
         results.append(SyncedProblem(problem.name, version.content_hash if version else "", "retired"))
     return results
+
+
+def reference_score_record(*, version: ProblemVersion, device_kind: str, report) -> ReferenceScore | None:
+    """Keep the reference's leaderboard run on `device_kind` as the version's baseline there (replacing an
+    older one), when it passed with a score; None otherwise (nothing is kept)."""
+    if not report.passed or report.score_s is None:
+        return None
+    score, _ = ReferenceScore.objects.update_or_create(
+        version=version,
+        device_kind=device_kind,
+        defaults={
+            "score_s": report.score_s,
+            "score_low_s": report.score_low_s,
+            "score_high_s": report.score_high_s,
+            "measured_at": timezone.now(),
+        },
+    )
+    return score

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from leaderboard.accounts.selectors import api_token_of, api_tokens_of
 from leaderboard.accounts.services import api_token_create, api_token_revoke, user_email_set
 from leaderboard.errors import Conflict, NotFound, Refusal
-from leaderboard.problems.selectors import problem_get
+from leaderboard.problems.selectors import problem_get, reference_scores
 from leaderboard.submissions.history import submission_history
 from leaderboard.submissions.models import Mode, State
 from leaderboard.submissions.profiles import profile_csv_of, profiles_of
@@ -151,6 +151,7 @@ def problem_detail(request: HttpRequest, name: str) -> HttpResponse:
         "submission_url": _url_prefix("web:submission"),
     }
     if tab == "rankings":
+        context["references"] = reference_scores(problem=problem)  # the baseline, per device kind
         # Rendered only when the cached standings are not (see the template's {% cache %}).
         context["standings"] = lambda: _standings(problem, board, device, show_all)
     elif tab == "statement":
