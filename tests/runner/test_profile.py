@@ -133,7 +133,7 @@ def test_a_hostile_table_is_capped_and_made_harmless():
         assert all(len(n) <= judge_profile.MAX_NAME + 1 for n in names)
         assert "\x1b" not in entry["text"] and "\x1b" not in entry["csv"]
         assert len(entry["text"]) < 40_000
-        # The text is plain text: the page escapes it (tests/web/test_profile_page.py).
+        # The text is plain text: the page escapes it (tests/leaderboard/web/test_profile_page.py).
         assert "<script>alert(1)</script>" in entry["text"]
 
 

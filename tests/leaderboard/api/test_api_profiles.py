@@ -2,7 +2,7 @@
 /api/submissions/{id}/profiles/{n}.csv for the author alone, and never a place in the rankings.
 
 The tables are the judge's own rendering (runner/judge/profile.py, through testbed.profile_report) of a
-contestant's reply, stored by submission_finish as a worker stores them; tests/web/test_profile_page.py
+contestant's reply, stored by submission_finish as a worker stores them; tests/leaderboard/web/test_profile_page.py
 runs the real judge once, end to end."""
 
 import csv

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from leaderboard.web.code import pygments_css, pygments_dark_css
 
-WEB = Path(__file__).resolve().parents[2] / "leaderboard" / "web"
+WEB = Path(__file__).resolve().parents[3] / "leaderboard" / "web"
 
 
 def test_no_page_loads_anything_from_elsewhere():

@@ -1,4 +1,4 @@
-"""A new competitor's round trip in a real browser, on a real platform (tests/web/browser.py): they start from
+"""A new competitor's round trip in a real browser, on a real platform (tests/leaderboard/web/browser.py): they start from
 a template in the editor, submit in leaderboard mode, see the rank they reached, edit and resubmit from the
 submission's page, diff the two, profile the kernel and download a table as CSV, and their choices are remembered on the next form. Screenshots under
 test-artifacts/browser/.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
+from tests.leaderboard.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
 
 pytestmark = MARKS
 

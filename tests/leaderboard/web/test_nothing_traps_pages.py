@@ -1,7 +1,7 @@
 """The pages' side of "nothing traps" and of the tokens page: the submit form says which device kinds a worker
 serves and the wait, and refuses the others in words; the author cancels a queued submission from its page;
 the tokens page gives a copy button and the server's address for KERNELBOARD_URL. (The browser walks the
-same in tests/web/test_browser_trap.py.)"""
+same in tests/leaderboard/web/test_browser_trap.py.)"""
 
 from __future__ import annotations
 

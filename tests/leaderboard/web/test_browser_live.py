@@ -1,4 +1,4 @@
-"""The live view in a real browser against a real platform (tests/web/browser.py): a visitor submits a kernel
+"""The live view in a real browser against a real platform (tests/leaderboard/web/browser.py): a visitor submits a kernel
 whose every call is slow in leaderboard mode, and the submission page, polling by itself, shows each case's
 phase and place, "test 2 of 4 passed · vectoradd[size=64]", then the timed ones with their median,
 "benchmark 3 of 4 passed · vectoradd[size=1024] · 301 ms per call", with a bar of the whole run's count,
@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 import time
 
-from tests.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
+from tests.leaderboard.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
 
 pytestmark = MARKS
 
 # 0.3 s per call: each of vectoradd's cpu cases (four tests, four benchmarks, four secret) takes long enough
-# to be watched, the timed ones several calls (the benchmark budget is short: tests/web/browser.py).
+# to be watched, the timed ones several calls (the benchmark budget is short: tests/leaderboard/web/browser.py).
 SLOW = TEMPLATE.read_text().replace(
     "def custom_kernel(data: input_t) -> output_t:\n",
     "def custom_kernel(data: input_t) -> output_t:\n    import time\n\n    time.sleep(0.3)\n",

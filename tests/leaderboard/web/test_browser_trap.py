@@ -1,4 +1,4 @@
-"""Nothing traps, in a real browser against a real platform (tests/web/browser.py: `manage.py serve` with one
+"""Nothing traps, in a real browser against a real platform (tests/leaderboard/web/browser.py: `manage.py serve` with one
 cpu worker): the submit form says that no worker serves h100 and refuses a submission there in words; the
 author cancels a submission queued behind a running one, and the worker, reaching it, judges nothing; the
 tokens page's Copy button copies the new token, beside the lines that set up the command line."""
@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
+from tests.leaderboard.web.browser import MARKS, TEMPLATE, shot, sign_up, wait_until_final
 
 pytestmark = MARKS
 

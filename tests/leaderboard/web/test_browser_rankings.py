@@ -1,13 +1,13 @@
 """The rankings as a browser shows them (issue 30): each score with its 95 % interval, entries whose
 intervals overlap shown tied (a shared rank, the reason on hover), and the score's definition one click
-away. Runs are made through the services with reports of the test's choosing (tests/web/conftest.py's
+away. Runs are made through the services with reports of the test's choosing (tests/leaderboard/web/conftest.py's
 `judged`); the page is Django's live server in Debian's Chromium."""
 
 import tempfile
 
 import pytest
 
-from tests.web.browser import CHROMIUM
+from tests.leaderboard.web.browser import CHROMIUM
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
 

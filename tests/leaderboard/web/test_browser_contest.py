@@ -1,4 +1,4 @@
-"""A contest walked in a real browser against a real platform (tests/web/browser.py: `manage.py serve`, a
+"""A contest walked in a real browser against a real platform (tests/leaderboard/web/browser.py: `manage.py serve`, a
 Celery worker judging with the real runner in its sandbox): staff make a contest over vectoradd with the
 command; a visitor sees its time left on the problem's page, submits in leaderboard mode and takes first
 place; a second contestant's run, judged by the worker while the contest page stays open, appears on the
@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-from tests.web.browser import MARKS, PHONE, TEMPLATE, fits, shot, sign_up, submit_template, wait_until_final
+from tests.leaderboard.web.browser import (
+    MARKS,
+    PHONE,
+    TEMPLATE,
+    fits,
+    shot,
+    sign_up,
+    submit_template,
+    wait_until_final,
+)
 
 pytestmark = MARKS
 

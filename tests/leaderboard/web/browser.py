@@ -1,6 +1,6 @@
 """What the browser tests share: a real platform (`manage.py serve` on a free port: gunicorn, a Celery worker on
 the filesystem broker, the sweeper, SQLite, judging with the real runner in its sandbox), Debian's Chromium
-driven by Playwright, and the steps every walk through the site takes. The fixtures are tests/web/conftest.py's.
+driven by Playwright, and the steps every walk through the site takes. The fixtures are tests/leaderboard/web/conftest.py's.
 Screenshots go to test-artifacts/browser/.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from testbed import Serve, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 TEMPLATE = ROOT / "problems" / "vectoradd" / "templates" / "pytorch.py"

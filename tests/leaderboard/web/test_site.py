@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES = [
     *(ROOT / "leaderboard" / "web" / "templates").rglob("*.html"),
     *(ROOT / "leaderboard" / "agentruns" / "templates").rglob("*.html"),

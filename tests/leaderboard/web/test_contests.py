@@ -1,6 +1,6 @@
 """Contests (leaderboard/contests): who ranks in one, the live board, the final board stored at the end and
 untouched by what comes later, the wait for verdicts of submissions made before the end, and what the
-problem, user and submission pages say. Runs are the services' (tests/web/conftest.py's `judged`); the
+problem, user and submission pages say. Runs are the services' (tests/leaderboard/web/conftest.py's `judged`); the
 browser test with a real worker is test_browser_contest.py."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "leaderboard"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # testbed.py, in the folder above
 
 import testbed  # noqa: E402
 
@@ -203,16 +203,16 @@ def _fresh_cache(request, django_db_blocker):
         cache.clear()
 
 
-# The browser tests' platform and page (tests/web/browser.py).
+# The browser tests' platform and page (tests/leaderboard/web/browser.py).
 @pytest.fixture
 def platform(tmp_path):
-    from tests.web.browser import platform_fixture
+    from tests.leaderboard.web.browser import platform_fixture
 
     yield from platform_fixture(tmp_path)
 
 
 @pytest.fixture
 def browser_page():
-    from tests.web.browser import browser_page_fixture
+    from tests.leaderboard.web.browser import browser_page_fixture
 
     yield from browser_page_fixture()

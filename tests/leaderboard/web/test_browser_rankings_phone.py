@@ -5,7 +5,7 @@ no worker of the test's platform serves, so that no worker judges them again."""
 
 from __future__ import annotations
 
-from tests.web.browser import MARKS, PHONE, fits, shot
+from tests.leaderboard.web.browser import MARKS, PHONE, fits, shot
 
 pytestmark = MARKS
 

@@ -13,7 +13,7 @@ stored through the services with a report standing in for an H100 run (no worker
 
 from __future__ import annotations
 
-from tests.web.browser import MARKS, PHONE, fits, shot, sign_up, submit_template, wait_until_final
+from tests.leaderboard.web.browser import MARKS, PHONE, fits, shot, sign_up, submit_template, wait_until_final
 
 pytestmark = MARKS
 
