@@ -34,11 +34,12 @@ def _made_in(contest: Contest) -> Q:
 
 
 def contest_pending(*, contest: Contest) -> int:
-    """Leaderboard-mode submissions made in the contest, on its problems, that have no verdict yet."""
+    """Leaderboard-mode submissions made in the contest, on its problems, that have no verdict yet, or
+    whose verdict waits on its second judging (a leader judged again: leaderboard.submissions)."""
     return (
         Submission.objects.filter(_made_in(contest), problem_version__problem__in=contest.problems.all())
-        .filter(mode=Mode.LEADERBOARD)
-        .exclude(state__in=FINAL_STATES)
+        .filter(mode=Mode.LEADERBOARD, confirms__isnull=True)
+        .filter(~Q(state__in=FINAL_STATES) | Q(confirmation="pending"))
         .count()
     )
 

@@ -415,7 +415,7 @@ def _write_run(
         try:
             with transaction.atomic():  # a savepoint: whatever goes wrong here, the run itself is written
                 _judge_again_or_settle(Submission.objects.get(pk=submission_id), run)
-        except DatabaseError:
+        except Exception:  # the run is written whatever this decision met (a row gone, a rejudge meanwhile)
             logger.exception("submission %s: deciding whether to judge it again failed", submission_id)
     return state
 

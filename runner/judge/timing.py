@@ -181,8 +181,8 @@ def score_interval(
         return None, None, "too few timed windows to say how sure the score is"
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     medians = np.stack([_resampled_medians(w, rng) for w in cases], axis=1)  # RESAMPLES x cases
-    if np.any(medians <= 0):
-        return None, None, ""
+    if np.any(medians <= 0):  # GPU windows read 0 once the hand-over's cost is taken off a tiny kernel
+        return None, None, "some windows read no time once the hand-over's cost was taken off, so no interval"
     if ranking_by == "last":
         scores = medians[:, -1]
     elif ranking_by == "mean":

@@ -224,3 +224,24 @@ def test_only_runner_settings_reads_the_runners_settings():
     sample = 'os.environ.get("RUNNER_X"); os.getenv("RUNNER_Y"); os.environ["RUNNER_Z"]; os.environ["RUNNER_W"] = "1"'
     assert reads_of_the_environment(ast.parse(sample)) == ["RUNNER_X", "RUNNER_Y", "RUNNER_Z"]
     assert all(s.why for s in SETTINGS.values())  # each with its reason
+
+
+def test_the_contestant_process_loads_nothing_trusted():
+    """What `python -m runner.contestant.harness` has loaded once it is ready to import a submission: its
+    own room, the wire and the shared words, nothing of the caller, the judge or the sandbox (the static
+    ROOMS check cannot see what a parent package's __init__ imports)."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, runner.contestant.harness; print(' '.join(sys.modules))"],
+        cwd=RUNNER.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    ours = {m for m in loaded if m.split(".")[0] == "runner"}
+    assert "runner.contestant.harness" in ours
+    trusted = {m for m in ours if room(m) in ("runner.judge", "runner.sandbox") or m == "runner.caller"}
+    trusted |= {m for m in ours if m in ("runner.wire.seal", "runner.wire.leash", "runner.scanner")}
+    assert not trusted, sorted(trusted)

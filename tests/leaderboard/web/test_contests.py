@@ -335,3 +335,30 @@ def test_the_sweepers_round_stores_a_due_final_board(contest, alice, judged):
     assert Contest.objects.get(pk=contest.pk).frozen_at is not None
     assert list(FinalEntry.objects.values_list("username", flat=True)) == ["alice"]
     assert "sweeper: contest sprint ended and its final standings are stored" in said
+
+
+def test_the_final_board_waits_for_a_leaders_second_judging(contest, alice, bob, judged, settings):
+    """A leader's first run is final but held back until judged again: the board must not freeze
+    without it (the second judging is made after the end, so it is not in the window itself)."""
+    from leaderboard.submissions.services import submission_claim, submission_finish
+
+    judged(bob, score_s=2e-3)
+    settings.LEADERS_JUDGED_AGAIN = 3
+    first = judged(alice, score_s=1e-3)
+    assert first.confirmation == "pending"
+    _end(contest)
+    assert contests_freeze_due() == []  # still waiting on alice's second judging
+    again = first.confirmations.get()
+    claimed = submission_claim(submission_id=again.pk, worker="cpu@test")
+    report = first.run.report
+    from runner.spec import RunReport
+
+    submission_finish(
+        submission_id=again.pk,
+        worker="cpu@test",
+        attempt=claimed.attempts,
+        report=RunReport.from_dict(report),
+        started_at=claimed.started_at,
+    )
+    assert [c.name for c in contests_freeze_due()] == ["sprint"]
+    assert list(FinalEntry.objects.order_by("rank").values_list("username", flat=True)) == ["alice", "bob"]
