@@ -291,7 +291,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "kernelboard <noreply@
 PASSWORD_RESET_TIMEOUT = _env_int("PASSWORD_RESET_TIMEOUT_S", 3 * 3600)  # a reset link works this long
 
 # --- submissions -----------------------------------------------------------------------------------------
-SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 1 << 20)  # 1 MiB, as GPU MODE's KernelBot
+# 1 MiB, as GPU MODE's KernelBot takes
+SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 1 << 20)
 # Request bodies may be a little over the source limit (JSON escaping), so that an oversized source gets the
 # clear 413 of the submission service rather than Django's generic refusal.
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(4 * SUBMISSION_MAX_SOURCE_BYTES, 2621440)
