@@ -3,7 +3,9 @@
 # POSTGRES_PASSWORD, as the official image reads them); then PostgreSQL in the foreground.
 set -eu
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-  initdb -D "$PGDATA" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  # UTF8 whatever the image's locale: under the C locale initdb would pick SQL_ASCII, which refuses every
+  # non-ASCII character a report, a message or a name may hold.
+  initdb -D "$PGDATA" -U postgres -E UTF8 --no-locale --auth-local=trust --auth-host=scram-sha-256 >/dev/null
   pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -p $PGPORT" -w start >/dev/null
   psql -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -q \
     -c "CREATE USER \"$POSTGRES_USER\" PASSWORD '$POSTGRES_PASSWORD'" \

@@ -319,6 +319,7 @@ class Workers:
             "KERNELBOARD_VAR_DIR": str(VAR_DIR),
             "HEARTBEAT_INTERVAL_S": "0.5",
             "HEARTBEAT_TIMEOUT_S": "3",
+            "LEADERS_JUDGED_AGAIN": "0",  # as in this process (configure_django): ranks are read at once
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)]),
             **overrides,
         }

@@ -82,7 +82,9 @@ def judging(tmp_path):
     started = []
 
     def start():
-        env = {**os.environ, "RUNNER_LEASH_S": "2", "PYTHONPATH": str(ROOT)}
+        # The judge exec'd as the worker's child, where the test finds it (a served judge is the fork
+        # server's, and the caller-gone case of those is in tests/runner/test_forkserver.py).
+        env = {**os.environ, "RUNNER_LEASH_S": "2", "PYTHONPATH": str(ROOT), "RUNNER_FORKSERVER": "0"}
         worker = subprocess.Popen(
             [sys.executable, "-c", WORKER],
             stdin=subprocess.PIPE,

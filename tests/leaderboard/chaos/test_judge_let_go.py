@@ -49,7 +49,8 @@ def judges_under(pid: int) -> list[int]:
 
 
 def test_a_worker_that_loses_its_submission_stops_its_judge_at_once(chaos_workers, chaos_alice):
-    worker = chaos_workers.start("judging", RUNNER_SANDBOX="none", RUNNER_LEASH_S="20")
+    # The judge exec'd, so that its command line tells it from the fork server's (forks keep the server's).
+    worker = chaos_workers.start("judging", RUNNER_SANDBOX="none", RUNNER_LEASH_S="20", RUNNER_FORKSERVER="0")
     submission = make_submission(chaos_alice.user, source=SLEEPING_KERNEL)
     wait_for(
         lambda: Submission.objects.get(pk=submission.pk).state == State.RUNNING, timeout_s=60, what="a claim"
