@@ -37,6 +37,7 @@ def test_the_rankings_tab_shows_the_baseline_per_device_kind(client, problems):
 
 
 @pytest.mark.slow
+@pytest.mark.judge  # the real runner judges the reference (tests/conftest.py)
 def test_the_command_judges_the_reference_with_the_real_runner(problems, settings):
     settings.RUNNER_CASE_BUDGET_S = 0.05  # the score's digits are not what is checked
     out = StringIO()
