@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.errors import Refusal
-from leaderboard.submissions.models import FINAL_STATES, Run, State, Submission
+from leaderboard.submissions.models import FINAL_STATES, Attempt, Run, State, Submission
 from leaderboard.submissions.selectors import rankings_changed
 from leaderboard.submissions.services import submission_enqueue
 
@@ -59,8 +59,8 @@ def submission_reject_flagged(*, submission_id: int, reviewer, note: str = "") -
 
 
 def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
-    """Judge a finished submission again from scratch: its run is deleted, it is queued with a fresh set
-    of attempts and its id is sent to its device kind's queue once committed."""
+    """Judge a finished submission again from scratch: its run and its attempts' history are deleted, it
+    is queued with a fresh set of attempts and its id is sent to its device kind's queue once committed."""
     now = timezone.now()
     with transaction.atomic():
         submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
@@ -69,6 +69,8 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
                 f"Submission #{submission_id} is not finished; only a finished one can be rejudged."
             )
         Run.objects.filter(submission_id=submission_id).delete()
+        # From scratch, attempts too: their numbers start again at 1, and a claim would collide with the old.
+        Attempt.objects.filter(submission_id=submission_id).delete()
         Submission.objects.filter(pk=submission_id, state=submission.state).update(
             state=State.QUEUED,
             attempts=0,
@@ -78,7 +80,10 @@ def submission_rejudge(*, submission_id: int, reviewer) -> Submission:
             finished_at=None,
             enqueued_at=now,
             message=f"Queued again for a rejudge by {reviewer.username}.",
+            confirmation="",  # its new run meets the leaders' gate afresh (services._judge_again_or_settle)
         )
+        if submission.confirms_id is not None:  # a second judging judged again: its first waits for it anew
+            Submission.objects.filter(pk=submission.confirms_id).update(confirmation="pending")
         transaction.on_commit(
             partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
         )

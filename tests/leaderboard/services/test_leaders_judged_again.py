@@ -123,3 +123,20 @@ def test_both_pages_say_where_the_leader_stands(top_two, bob, client):
         in client.get(f"/submissions/{first.pk}/").content.decode()
     )
     assert "Leaders judged again" in client.get("/scoring/").content.decode()
+
+
+def test_a_rejudge_meets_the_gate_afresh(top_two, bob):
+    """Staff rejudge a refuted leader: its new run is judged again like any leader's, not left refuted
+    (and a worker can claim a rejudged submission at all: its old attempt numbers once collided)."""
+    from leaderboard.submissions.review import submission_rejudge
+
+    first = first_run(bob, 1.0e-5)
+    judge(first.confirmations.get(), 0, verdict="failed")
+    first.refresh_from_db()
+    assert first.confirmation == "refuted"
+    submission_rejudge(submission_id=first.pk, reviewer=testbed.make_persona("reviewer").user)
+    first.refresh_from_db()
+    assert (first.state, first.confirmation) == ("queued", "")
+    judge(first, 1.0e-5)
+    first.refresh_from_db()
+    assert first.confirmation == "pending" and first.confirmations.filter(state="queued").count() == 1
