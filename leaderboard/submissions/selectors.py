@@ -42,6 +42,19 @@ class RankingEntry:
         return min(self.score_low_s, self.score_s), max(self.score_high_s, self.score_s)
 
 
+# A RankingEntry's columns after its rank, in its fields' order: what a ranking query reads of each row.
+ENTRY_FIELDS = (
+    "user__username",
+    "user__is_agent",
+    "run__score_s",
+    "id",
+    "language",
+    "created_at",
+    "run__score_low_s",
+    "run__score_high_s",
+)
+
+
 def ranked(rows: list[RankingEntry]) -> list[RankingEntry]:
     """Ranks within noise, for `rows` in score order: an entry's rank is one more than the number of
     entries faster beyond doubt (their whole 95 % interval below its own), so entries whose intervals
@@ -123,16 +136,7 @@ def ranking_for_problem(
         eligible.annotate(place_of_user=Window(RowNumber(), partition_by=[F("user_id")], order_by=order))
         .filter(place_of_user=1)
         .order_by(*order)
-        .values_list(
-            "user__username",
-            "user__is_agent",
-            "run__score_s",
-            "id",
-            "language",
-            "created_at",
-            "run__score_low_s",
-            "run__score_high_s",
-        )
+        .values_list(*ENTRY_FIELDS)
     )
     if limit is not None:
         best = best[:limit]

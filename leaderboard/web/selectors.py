@@ -16,6 +16,7 @@ from leaderboard.problems.models import Problem
 from leaderboard.problems.selectors import problem_list
 from leaderboard.submissions.models import DeviceKind, Mode, Run, RunCase, State, Submission
 from leaderboard.submissions.selectors import (
+    ENTRY_FIELDS,
     RankingEntry,
     ranking_eligible,
     ranking_for_problem,
@@ -244,16 +245,7 @@ def best_before(*, submission: Submission) -> RankingEntry | None:
             | Q(created_at=submission.created_at, id__lt=submission.id)
         )
         .order_by("run__score_s", "created_at", "id")
-        .values_list(
-            "user__username",
-            "user__is_agent",
-            "run__score_s",
-            "id",
-            "language",
-            "created_at",
-            "run__score_low_s",
-            "run__score_high_s",
-        )
+        .values_list(*ENTRY_FIELDS)
         .first()
     )
     return RankingEntry(0, *earlier) if earlier else None
