@@ -380,7 +380,7 @@ def _write_run(
             score_s=report.score_s,
             score_low_s=report.score_low_s,
             score_high_s=report.score_high_s,
-            score_note=_ascii(report.score_note, 300),
+            score_note=textsafe.safe_text(report.score_note, 300),
             public_passed=bool(public) and all(c.status == "passed" for c in public),
             secret_passed=bool(secret) and all(c.status == "passed" for c in secret),
             flagged=state == State.FLAGGED,

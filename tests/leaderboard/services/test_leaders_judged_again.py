@@ -140,3 +140,11 @@ def test_a_rejudge_meets_the_gate_afresh(top_two, bob):
     judge(first, 1.0e-5)
     first.refresh_from_db()
     assert first.confirmation == "pending" and first.confirmations.filter(state="queued").count() == 1
+
+
+def test_the_score_note_is_stored_as_the_judge_wrote_it(problems, alice, no_limits):
+    made = testbed.make_submission(alice.user, source=testbed.vectoradd_source("note"), mode="leaderboard")
+    written = report(1e-5)
+    written.score_note = "the times were noisy: the 95 % interval spans \u00b16 %"
+    judged = testbed.finish(testbed.claim(made), written)
+    assert judged.run.score_note == "the times were noisy: the 95 % interval spans \u00b16 %"
