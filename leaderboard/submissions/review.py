@@ -15,7 +15,7 @@ from django.utils import timezone
 from leaderboard.errors import Refusal
 from leaderboard.submissions.models import FINAL_STATES, Attempt, Run, State, Submission
 from leaderboard.submissions.selectors import rankings_changed
-from leaderboard.submissions.services import submission_enqueue
+from leaderboard.submissions.services import submission_enqueue, submission_leader_reviewed
 
 # A flagged case kept its outputs right; once staff accept the run, it counts as passed.
 _ACCEPTED_CASE_STATUSES = ("passed", "flagged")
@@ -40,6 +40,8 @@ def submission_accept_flagged(*, submission_id: int, reviewer, note: str = "") -
         run.public_passed = bool(public) and all(s in _ACCEPTED_CASE_STATUSES for s in public)
         run.secret_passed = bool(secret) and all(s in _ACCEPTED_CASE_STATUSES for s in secret)
         run.save(update_fields=["verdict", "message", "flagged", "public_passed", "secret_passed"])
+        # A leader is judged again before it ranks, whoever passed it (docs/platform.md, "Rankings").
+        submission_leader_reviewed(submission_id=submission_id)
     rankings_changed()
     return Submission.objects.get(pk=submission_id)
 

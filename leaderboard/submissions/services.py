@@ -431,42 +431,120 @@ def _qualifies(run: Run) -> bool:
     )
 
 
-def _judge_again_or_settle(submission: Submission, run: Run) -> None:
-    """Inside _write_run's transaction. A first leaderboard run that would enter the top
-    LEADERS_JUDGED_AGAIN is held back and judged again (a submission of its own, queued at once); a second
-    judging settles its first: confirmed, ranking on the slower of the two secret runs, or refuted."""
+# The values of Submission.confirmation once a first judging is held back: "pending" until its second
+# judging settles it as "confirmed" or "refuted"; "unconfirmed" when the second judging could not be run
+# (cancelled, or ended without a report): not ranked, as a refuted one, but it says why.
+SETTLED = ("confirmed", "refuted", "unconfirmed")
+
+
+def _same_source(submission: Submission):
+    """The author's other first judgings of the very same source text (its sha256) on the same problem
+    version and device kind: copies of one file, which share one second judging."""
+    return (
+        Submission.objects.filter(
+            user_id=submission.user_id,
+            problem_version_id=submission.problem_version_id,
+            device_kind=submission.device_kind,
+            mode=Mode.LEADERBOARD,
+            confirms__isnull=True,
+            source__sha256=submission.source.sha256,
+        )
+        .exclude(pk=submission.pk)
+        .order_by("created_at", "id")
+    )
+
+
+def _would_lead(submission: Submission, run: Run, eligible, top: int) -> bool:
+    """Whether `run` would enter the top `top` of the board of `eligible` submissions and change its
+    author's best there."""
+    eligible = eligible.exclude(pk=submission.pk)
+    if eligible.filter(user_id=submission.user_id, run__score_s__lte=run.score_s).exists():
+        return False  # the author's own better entry stands: this one changes no ranking
+    ahead = eligible.filter(run__score_s__lt=run.score_s).exclude(user_id=submission.user_id)
+    return ahead.values("user_id").distinct().count() < top
+
+
+def _boards(submission: Submission):
+    """The boards a run of `submission` enters: its problem's rankings on its device kind, and the board
+    of every contest over the problem that it was made in and that is not final yet (a contest's board
+    is the rankings bounded to its window, so three faster users of all time must not keep its own
+    leaders from being judged again)."""
     from leaderboard.submissions.selectors import ranking_eligible
 
-    if submission.confirms_id is not None:
-        first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
-        if first.confirmation != "pending":
-            return
-        if not _qualifies(run):
-            first.confirmation = "refuted"
-            first.message = (
-                f"Judged again with fresh secret inputs (#{submission.pk}), it ended {run.verdict}: "
-                f"{run.message or 'see that run'}. It is not ranked."
-            )[:2000]
-            first.save(update_fields=["confirmation", "message"])
-            return
+    problem = submission.problem_version.problem
+    yield ranking_eligible(problem=problem, device_kind=submission.device_kind)
+    made = submission.created_at
+    for starts_at, ends_at in problem.contests.filter(
+        starts_at__lte=made, ends_at__gt=made, frozen_at__isnull=True
+    ).values_list("starts_at", "ends_at"):
+        yield ranking_eligible(
+            problem=problem, device_kind=submission.device_kind, made_from=starts_at, made_before=ends_at
+        )
+
+
+def _rank_on_the_slower(first: Submission, run: Run, note: str) -> None:
+    """`first` ranks on the slower of its own run and `run` (another judging of the same source): its
+    run's score and interval become the slower one's; the note says so. Its report stays whole."""
+    ranked = Run.objects.get(submission_id=first.pk)
+    if (run.score_s or 0) > (ranked.score_s or 0):
+        ranked.score_s, ranked.score_low_s, ranked.score_high_s = (
+            run.score_s,
+            run.score_low_s,
+            run.score_high_s,
+        )
+    ranked.score_note = "; ".join(n for n in (ranked.score_note, note) if n)[:300]
+    ranked.save(update_fields=["score_s", "score_low_s", "score_high_s", "score_note"])
+
+
+def _settle_copies(first: Submission) -> None:
+    """The author's copies of `first`'s source held back for its second judging, settled as it was: a
+    copy ranks no faster than `first` now does (each copy's draw can only make it slower), and not at
+    all where `first` does not."""
+    ranked = Run.objects.get(submission_id=first.pk)
+    for copy in _same_source(first).filter(confirmation="pending", confirmations__isnull=True):
+        copy.confirmation = first.confirmation
+        if first.confirmation == "confirmed":
+            copy.save(update_fields=["confirmation"])
+            _rank_on_the_slower(
+                copy, ranked, f"the same source as #{first.pk}: ranked no faster than its judgings"
+            )
+        else:
+            copy.message = (
+                f"The same source as #{first.pk}, which was judged again and is not ranked: "
+                "neither is this copy."
+            )
+            copy.save(update_fields=["confirmation", "message"])
+
+
+def _settle(first: Submission, second: Submission, run: Run) -> None:
+    """A second judging's run settles its first (held back, `pending`): confirmed, ranking on the slower
+    of the two secret runs, or refuted; then the author's copies of the same source held back for it."""
+    if not _qualifies(run):
+        first.confirmation = "refuted"
+        first.message = (
+            f"Judged again with fresh secret inputs (#{second.pk}), it ended {run.verdict}: "
+            f"{run.message or 'see that run'}. It is not ranked."
+        )[:2000]
+        first.save(update_fields=["confirmation", "message"])
+    else:
         first.confirmation = "confirmed"
         first.save(update_fields=["confirmation"])
-        ranked = Run.objects.get(submission_id=first.pk)
-        if (run.score_s or 0) > (ranked.score_s or 0):  # the slower of the two secret runs ranks
-            ranked.score_s, ranked.score_low_s, ranked.score_high_s = (
-                run.score_s,
-                run.score_low_s,
-                run.score_high_s,
-            )
-        ranked.score_note = "; ".join(
-            n
-            for n in (
-                ranked.score_note,
-                f"ranked on the slower of its two secret runs (#{submission.pk} judged it again)",
-            )
-            if n
-        )[:300]
-        ranked.save(update_fields=["score_s", "score_low_s", "score_high_s", "score_note"])
+        _rank_on_the_slower(
+            first, run, f"ranked on the slower of its two secret runs (#{second.pk} judged it again)"
+        )
+    _settle_copies(first)
+
+
+def _judge_again_or_settle(submission: Submission, run: Run) -> None:
+    """Inside _write_run's transaction. A first leaderboard run that would enter the top
+    LEADERS_JUDGED_AGAIN of a board it enters (the problem's, a running contest's) is held back and judged
+    again (a submission of its own, queued at once), once per source: a copy of a source already judged
+    again waits for that judging and ranks no faster than it. A second judging settles its first:
+    confirmed, ranking on the slower of the two secret runs, or refuted."""
+    if submission.confirms_id is not None:
+        first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
+        if first.confirmation == "pending":
+            _settle(first, submission, run)
         return
     top = settings.LEADERS_JUDGED_AGAIN
     if not top or submission.mode != Mode.LEADERBOARD or not _qualifies(run):
@@ -474,13 +552,26 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
     problem = submission.problem_version.problem
     if submission.problem_version_id != problem.current_version_id:
         return
-    eligible = ranking_eligible(problem=problem, device_kind=submission.device_kind).exclude(pk=submission.pk)
-    if eligible.filter(user_id=submission.user_id, run__score_s__lte=run.score_s).exists():
-        return  # the author's own better entry stands: this one changes no ranking
-    ahead = eligible.filter(run__score_s__lt=run.score_s).exclude(user_id=submission.user_id)
-    if ahead.values("user_id").distinct().count() >= top:
+    if not any(_would_lead(submission, run, board, top) for board in _boards(submission)):
         return
+    # One author's copies decide one at a time (their first runs may end together): the first to get here
+    # is judged again, the others wait for it.
+    get_user_model().objects.select_for_update().filter(pk=submission.user_id).first()
+    original = (
+        _same_source(submission)
+        .filter(confirmation__in=("pending", "confirmed", "refuted"), confirmations__isnull=False)
+        .first()
+    )
     submission.confirmation = "pending"
+    if original is not None:
+        submission.message = (
+            f"The same source as #{original.pk}, which is judged again before it ranks: this copy ranks "
+            "once that is settled, and no faster."
+        )
+        submission.save(update_fields=["confirmation", "message"])
+        if original.confirmation != "pending":
+            _settle_copies(original)
+        return
     submission.save(update_fields=["confirmation"])
     source = submission.source.text
     now = timezone.now()
@@ -500,6 +591,46 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
         message=f"Judging #{submission.pk} again with fresh secret inputs before it ranks.",
     )
     transaction.on_commit(partial(submission_enqueue, submission_id=again.pk, device_kind=again.device_kind))
+
+
+def submission_leader_reviewed(*, submission_id: int) -> None:
+    """Inside review.py's transaction, once staff accepted a flagged run: it now qualifies, so it meets the
+    leaders' gate as any passed run does (a leader is judged again before it ranks, whoever passed it),
+    and an accepted second judging settles again the first that its flags had refuted."""
+    submission = Submission.objects.select_related("problem_version__problem", "source").get(pk=submission_id)
+    run = Run.objects.get(submission_id=submission_id)
+    if submission.confirms_id is None:
+        _judge_again_or_settle(submission, run)
+        return
+    first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
+    latest = first.confirmations.order_by("-created_at", "-id").first()
+    if first.confirmation != "refuted" or latest is None or latest.pk != submission.pk:
+        return
+    _same_source(first).filter(confirmation="refuted", confirmations__isnull=True).update(
+        confirmation="pending"
+    )
+    first.confirmation = "pending"
+    first.message = f"Its second judging (#{submission.pk}) was flagged, then accepted after review."
+    first.save(update_fields=["confirmation", "message"])
+    _settle(first, submission, run)
+
+
+def _second_judging_not_run(second_ids, why: str) -> None:
+    """Second judgings among `second_ids` that ended without a run (cancelled, or out of attempts): each
+    one's first, still pending, is settled as `unconfirmed` (not ranked, saying why), so that nothing waits
+    for it (a contest's final board among them); staff's rejudge of the second judging makes it wait anew."""
+    for pk, first_id in Submission.objects.filter(pk__in=second_ids, confirms__isnull=False).values_list(
+        "pk", "confirms_id"
+    ):
+        first = Submission.objects.select_for_update().filter(pk=first_id, confirmation="pending").first()
+        if first is None:
+            continue
+        first.confirmation = "unconfirmed"
+        first.message = (
+            f"Its second judging (#{pk}) could not be run ({why}), so it is not ranked: submit it again."
+        )[:2000]
+        first.save(update_fields=["confirmation", "message"])
+        _settle_copies(first)
 
 
 def _take_back(
@@ -541,6 +672,8 @@ def _take_back(
         Attempt.objects.filter(submission_id=submission.pk, number=submission.attempts).update(
             outcome=outcome, ended_at=now, reason=reason[:1].upper() + reason[1:] + "."
         )
+        if result == State.ERROR:
+            _second_judging_not_run([submission.pk], f"{reason}, on each of {limit} attempts")
     return result
 
 
@@ -631,15 +764,20 @@ def submission_end_unserved(*, now: datetime | None = None) -> int:
     for kind in DeviceKind.values:
         if kind in served or last_seen.get(kind, cutoff) > cutoff:
             continue
-        ended += Submission.objects.filter(
-            state=State.QUEUED, device_kind=kind, created_at__lt=cutoff
-        ).update(
-            state=State.CANCELLED,
-            finished_at=now,
-            message=f"Not judged: no worker has served the {kind} device kind for {_duration_words(int(limit_s))}, "
-            f"so it was taken off the queue. Submit it again once a worker serves {kind} (the submit page "
-            "and `kernelboard devices` show which device kinds are served).",
-        )
+        stale = Submission.objects.filter(state=State.QUEUED, device_kind=kind, created_at__lt=cutoff)
+        seconds = list(stale.filter(confirms__isnull=False).values_list("pk", flat=True))
+        with transaction.atomic():
+            ended += stale.update(
+                state=State.CANCELLED,
+                finished_at=now,
+                message=f"Not judged: no worker has served the {kind} device kind for {_duration_words(int(limit_s))}, "
+                f"so it was taken off the queue. Submit it again once a worker serves {kind} (the submit page "
+                "and `kernelboard devices` show which device kinds are served).",
+            )
+            cancelled = Submission.objects.filter(pk__in=seconds, state=State.CANCELLED)
+            _second_judging_not_run(
+                list(cancelled.values_list("pk", flat=True)), f"no worker served {kind}, so it was cancelled"
+            )
     return ended
 
 
@@ -754,4 +892,5 @@ def submission_operator_end(*, submission_id: int, operator: str, reason: str) -
         Attempt.objects.filter(submission_id=submission_id, outcome=Outcome.RUNNING).update(
             outcome=Outcome.ENDED, ended_at=now, reason=f"Ended by an operator ({operator}): {reason}"
         )
+        _second_judging_not_run([submission_id], f"ended by an operator: {reason}")
     return State.ERROR

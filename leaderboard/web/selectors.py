@@ -218,20 +218,50 @@ def benchmark_times(*, submission_ids: list[int]) -> dict[int, dict[str, float]]
     return times
 
 
+def scored_runs(*, submission_ids: list[int]) -> dict[int, int]:
+    """Per submission, the run its rank uses: its own, or, where it ranks on another judging of the same
+    source (a leader on the slower of its two secret runs, a copy no faster than its source's judgings:
+    leaderboard.submissions.services), that judging's run, the one whose own score is the ranked score."""
+    rows = Run.objects.filter(submission_id__in=submission_ids).values_list(
+        "submission_id",
+        "id",
+        "score_s",
+        "report__score_s",
+        "submission__user_id",
+        "submission__problem_version_id",
+        "submission__device_kind",
+        "submission__source__sha256",
+    )
+    scored = {}
+    for sid, run_id, score_s, own_s, user_id, version_id, kind, sha256 in rows:
+        scored[sid] = run_id
+        if score_s is None or own_s == score_s:
+            continue
+        others = Run.objects.filter(
+            submission__user_id=user_id,
+            submission__problem_version_id=version_id,
+            submission__device_kind=kind,
+            submission__source__sha256=sha256,
+            score_s=score_s,
+        ).values_list("id", "report__score_s")
+        scored[sid] = next((other for other, other_s in others if other_s == score_s), run_id)
+    return scored
+
+
 def scored_rates(*, submission_ids: list[int]) -> dict[int, tuple[float | None, float | None]]:
     """Per ranked submission, its FLOP/s and bytes/s as its score is made: the geometric mean, over the
-    secret run's cases (the scored ones), of each case's rate (the runner's: the case's counts over its
-    median). (None, None) where the problem has no counts."""
-    found: dict[int, tuple[list[float], list[float]]] = {sid: ([], []) for sid in submission_ids}
-    rows = RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.SECRET).values_list(
-        "run__submission_id", "stats"
-    )
-    for sid, stats in rows:
-        for rates, key in zip(found[sid], ("flops_per_s", "bytes_per_s"), strict=True):
+    secret cases of the run its rank uses (scored_runs), of each case's rate (the runner's: the case's
+    counts over its median). (None, None) where the problem has no counts."""
+    runs = scored_runs(submission_ids=submission_ids)
+    found: dict[int, tuple[list[float], list[float]]] = {run_id: ([], []) for run_id in runs.values()}
+    rows = RunCase.objects.filter(run_id__in=list(found), kind=CaseKind.SECRET).values_list("run_id", "stats")
+    for run_id, stats in rows:
+        for rates, key in zip(found[run_id], ("flops_per_s", "bytes_per_s"), strict=True):
             value = (stats or {}).get(key)
             if isinstance(value, int | float) and value > 0:
                 rates.append(value)
-    return {sid: (geometric_mean(f), geometric_mean(b)) for sid, (f, b) in found.items()}
+    flops_bytes = {run_id: (geometric_mean(f), geometric_mean(b)) for run_id, (f, b) in found.items()}
+    return {sid: flops_bytes[runs[sid]] if sid in runs else (None, None) for sid in submission_ids}
 
 
 def best_before(*, submission: Submission) -> RankingEntry | None:

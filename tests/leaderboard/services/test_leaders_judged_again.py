@@ -3,6 +3,8 @@ back and judged once more, as a submission of its own queued at once, before it 
 slower of its two secret runs, or not at all when the second judging did not pass. Real database, reports
 of the test's choosing through the services (no runner)."""
 
+import dataclasses
+
 import pytest
 import testbed
 
@@ -148,3 +150,153 @@ def test_the_score_note_is_stored_as_the_judge_wrote_it(problems, alice, no_limi
     written.score_note = "the times were noisy: the 95 % interval spans \u00b16 %"
     judged = testbed.finish(testbed.claim(made), written)
     assert judged.run.score_note == "the times were noisy: the 95 % interval spans \u00b16 %"
+
+
+def rated_report(score_s: float, flops_per_s: float, verdict: str = "passed") -> RunReport:
+    """A passing report whose secret case carries a FLOP rate (the runner's: the case's FLOPs over its
+    median), or a flagged one (below the floor: outputs right, result suspect)."""
+    made = report(score_s)
+    for case in made.cases:
+        if case.stats is not None:
+            case.stats = dataclasses.replace(case.stats, flops_per_s=flops_per_s, bytes_per_s=flops_per_s * 4)
+    if verdict == "flagged":
+        made.verdict = "flagged"
+        made.message = "vectoradd[size=256]: below the physical floor"
+        made.cases[-1].status = "flagged"
+        made.flags = [{"kind": "floor", "message": "below the floor", "evidence": None}]
+    return made
+
+
+def copy_of(persona, source: str) -> Submission:
+    return testbed.make_submission(persona.user, source=source, mode="leaderboard")
+
+
+def test_a_contests_own_leaders_are_judged_again_though_the_problems_top_is_full(top_two, alice, bob, robo):
+    """F2: the gate reads every board the run enters. Two users faster of all time (before the contest)
+    filled the problem's top two; a contest's leader must still be judged again before it leads there."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from leaderboard.contests.selectors import contest_pending
+    from leaderboard.contests.services import contest_create
+
+    for persona, score in ((alice, 1e-6), (robo, 2e-6)):
+        judge(first_run(persona, score).confirmations.get(), score)
+    Submission.objects.update(created_at=timezone.now() - timedelta(hours=2))
+    now = timezone.now()
+    contest = contest_create(
+        name="sprint",
+        title="Sprint",
+        problems=[problem_get(name="vectoradd")],
+        starts_at=now - timedelta(hours=1),
+        ends_at=now + timedelta(hours=1),
+    )
+    leader = first_run(bob, 1.0e-5)  # third of all time, first in the contest
+    assert leader.confirmation == "pending" and leader.confirmations.count() == 1
+    assert contest_pending(contest=contest) == 1
+    judge(leader.confirmations.get(), 1.1e-5)
+    leader.refresh_from_db()
+    assert leader.confirmation == "confirmed" and leader.run.score_s == 1.1e-5
+
+
+def test_copies_of_a_leading_source_share_one_second_judging_and_rank_no_faster(top_two, bob):
+    """F3: an author's copies of one file (the same sha256) are judged again once, and a copy's own draw
+    can only make it slower: the best of n draws does not lead."""
+    source = testbed.vectoradd_source("bob's leader")
+    first, copy, late = (copy_of(bob, source) for _ in range(3))
+    first = judge(first, 1.0e-5)
+    copy = judge(copy, 0.8e-5)  # a luckier draw of the same file, while the first waits for its second
+    assert first.confirmation == copy.confirmation == "pending"
+    assert Submission.objects.filter(confirms__isnull=False).count() == 1  # one second judging, the first's
+    assert ranking() == []
+    judge(first.confirmations.get(), 1.2e-5)
+    first.refresh_from_db()
+    copy.refresh_from_db()
+    assert (first.confirmation, copy.confirmation) == ("confirmed", "confirmed")
+    assert copy.run.score_s == 1.2e-5 and f"the same source as #{first.pk}" in copy.run.score_note
+    late = judge(late, 0.5e-5)  # a copy judged after its source settled: settled at once, no faster
+    assert late.confirmation == "confirmed" and late.run.score_s == 1.2e-5
+    assert Submission.objects.filter(confirms__isnull=False).count() == 1
+    assert ranking() == [("bob", 1.2e-5)]
+
+
+def test_copies_of_a_refuted_source_are_not_ranked(top_two, bob):
+    source = testbed.vectoradd_source("bob's flaky one")
+    first, copy = copy_of(bob, source), copy_of(bob, source)
+    first, copy = judge(first, 1.0e-5), judge(copy, 0.9e-5)
+    judge(first.confirmations.get(), 0, verdict="failed")
+    copy.refresh_from_db()
+    assert copy.confirmation == "refuted" and f"The same source as #{first.pk}" in copy.message
+    assert ranking() == []
+
+
+def test_an_accepted_flagged_leader_is_judged_again_before_it_ranks(top_two, bob):
+    """F4: staff accepting a flagged run makes it pass; a leader is judged again whoever passed it. Its
+    second judging flagged as well refutes it until staff accept that one too."""
+    from leaderboard.submissions.review import submission_accept_flagged
+
+    reviewer = testbed.make_persona("reviewer").user
+    made = copy_of(bob, testbed.vectoradd_source("bob below the floor"))
+    flagged = testbed.finish(testbed.claim(made), rated_report(1e-5, 1e9, verdict="flagged"))
+    assert flagged.state == "flagged" and flagged.confirmation == ""
+    submission_accept_flagged(submission_id=flagged.pk, reviewer=reviewer)
+    flagged.refresh_from_db()
+    assert (flagged.state, flagged.confirmation) == ("passed", "pending")
+    assert ranking() == []
+    again = flagged.confirmations.get()
+    testbed.finish(testbed.claim(again), rated_report(1.1e-5, 0.9e9, verdict="flagged"))
+    flagged.refresh_from_db()
+    assert flagged.confirmation == "refuted" and ranking() == []
+    submission_accept_flagged(submission_id=again.pk, reviewer=reviewer)
+    flagged.refresh_from_db()
+    assert flagged.confirmation == "confirmed" and ranking() == [("bob", 1.1e-5)]
+
+
+def test_the_rates_shown_come_from_the_run_the_rank_uses(top_two, bob):
+    """F6: a leader ranks on the slower of its two runs; its FLOP/s and bytes/s are that run's too."""
+    from leaderboard.web.selectors import scored_rates
+
+    made = copy_of(bob, testbed.vectoradd_source("bob rated"))
+    first = testbed.finish(testbed.claim(made), rated_report(1.0e-5, 2.0e9))
+    testbed.finish(testbed.claim(first.confirmations.get()), rated_report(1.25e-5, 1.6e9))
+    assert ranking() == [("bob", 1.25e-5)]
+    assert scored_rates(submission_ids=[first.pk]) == {first.pk: (pytest.approx(1.6e9), pytest.approx(6.4e9))}
+    faster = copy_of(bob, testbed.vectoradd_source("bob rated, faster second"))
+    faster = testbed.finish(testbed.claim(faster), rated_report(0.5e-5, 4.0e9))
+    testbed.finish(testbed.claim(faster.confirmations.get()), rated_report(0.4e-5, 5.0e9))
+    assert scored_rates(submission_ids=[faster.pk]) == {
+        faster.pk: (pytest.approx(4.0e9), pytest.approx(16e9))
+    }
+
+
+def test_a_second_judging_that_cannot_run_settles_its_first(top_two, bob, alice, settings):
+    """A second judging cancelled for want of a worker, or ended by an operator, leaves its first
+    `unconfirmed` (not ranked, saying why) instead of pending: nothing waits on it, a contest's final board
+    included. Staff's rejudge of the second judging makes the first wait for it anew."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from leaderboard.submissions.review import submission_rejudge
+    from leaderboard.submissions.services import submission_end_unserved, submission_operator_end
+
+    first = first_run(bob, 1.0e-5)
+    again = first.confirmations.get()
+    settings.SUBMISSION_UNSERVED_TIMEOUT_S = 60
+    Submission.objects.filter(pk=again.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    assert submission_end_unserved() == 1
+    first.refresh_from_db()
+    assert (
+        first.confirmation == "unconfirmed"
+        and f"second judging (#{again.pk}) could not be run" in first.message
+    )
+    assert "no worker served cpu" in first.message and ranking() == []
+
+    submission_rejudge(submission_id=again.pk, reviewer=testbed.make_persona("reviewer").user)
+    first.refresh_from_db()
+    assert first.confirmation == "pending"
+    other = first_run(alice, 0.9e-5)
+    submission_operator_end(submission_id=other.confirmations.get().pk, operator="ops", reason="host retired")
+    other.refresh_from_db()
+    assert other.confirmation == "unconfirmed" and "ended by an operator: host retired" in other.message
