@@ -61,5 +61,5 @@ ENV RUNNER_SANDBOX=bwrap
 # few docker/compose.yaml grants, each explained there. The entrypoint makes the container's cgroup writable.
 USER root
 ENTRYPOINT ["kernelboard-worker-entrypoint"]
-CMD ["celery", "-A", "leaderboard.celery", "worker", "--queues", "cpu", "--concurrency", "1", \
+CMD ["celery", "-A", "leaderboard.celery", "worker", "--queues", "cpu,cpu.explore", "--concurrency", "1", \
      "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]

@@ -298,6 +298,10 @@ SUBMISSION_MAX_SOURCE_BYTES = _env_int("SUBMISSION_MAX_SOURCE_BYTES", 1 << 20)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(4 * SUBMISSION_MAX_SOURCE_BYTES, 2621440)
 SUBMISSION_MAX_IN_FLIGHT = _env_int("SUBMISSION_MAX_IN_FLIGHT", 4)  # queued or running, per user; 0: no limit
 SUBMISSION_MAX_PER_HOUR = _env_int("SUBMISSION_MAX_PER_HOUR", 60)  # per user; 0: no limit
+# The exploration tier (mode explore: an agent's candidates, never ranked) has a quota of its own, so that an
+# agent's thousand candidates never use up its author's ranked submissions, nor theirs its candidates.
+EXPLORE_MAX_IN_FLIGHT = _env_int("EXPLORE_MAX_IN_FLIGHT", 16)  # queued or running, per user; 0: no limit
+EXPLORE_MAX_PER_HOUR = _env_int("EXPLORE_MAX_PER_HOUR", 600)  # per user, shared results included; 0: none
 # A leaderboard run that would enter the top N of its problem and device kind is judged again, with fresh
 # secret seeds, before it ranks, and ranks on the slower of its runs: a lucky draw does not stay. 0: never.
 LEADERS_JUDGED_AGAIN = _env_int("LEADERS_JUDGED_AGAIN", 3)
@@ -371,8 +375,12 @@ _queue_arguments = (
     else None
 )
 _judge_exchange = Exchange("judge", type="direct")
+# Each device kind's ranked queue, then its exploration queue ("cpu.explore": runner/vocabulary.py), so that
+# a ranked submission never waits behind an agent's candidates in one line (docs/platform.md, "The
+# exploration tier").
 CELERY_TASK_QUEUES = [
-    Queue(kind, _judge_exchange, routing_key=kind, queue_arguments=_queue_arguments) for kind in DEVICE_KINDS
+    Queue(name, _judge_exchange, routing_key=name, queue_arguments=_queue_arguments)
+    for name in _vocabulary.JUDGING_QUEUES
 ]
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_TASK_DEFAULT_EXCHANGE = "judge"

@@ -33,7 +33,21 @@ SURFACE = {
     "runner.wire": {"leash"},  # a worker holds its judge on a leash
     "runner.spec": {"CaseResult", "JobSpec", "RunReport", "Stats", "Verdict"},
     # the domain's words: modes, case kinds, device kinds, verdicts
-    "runner.vocabulary": {"CaseKind", "DEVICE_KINDS", "Mode", "Verdict", "case_plan"},
+    "runner.vocabulary": {
+        "CaseKind",
+        "DEVICE_KINDS",
+        "Mode",
+        "Verdict",
+        "case_plan",
+        # the exploration tier's words (the platform's, never the runner's)
+        "EXPLORE",
+        "EXPLORE_LABEL",
+        "JUDGING_QUEUES",
+        "SUBMISSION_MODES",
+        "judged_as",
+        "judging_queue",
+        "queue_device_kind",
+    },
     # problems: the folders the site lists, and their inputs for the reference's page
     "runner.problem": {"call_seed", "list_problems", "load_problem", "problem_dirs"},
     "runner.reference_kernels": {"ImportRefused", "import_folder"},  # the import_problem command

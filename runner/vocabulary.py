@@ -28,6 +28,31 @@ class Mode(StrEnum):
         }[self.value]
 
 
+# The platform's exploration tier (docs/platform.md, "The exploration tier"): a submission mode for an agent's
+# candidates, judged as a benchmark run (timed, every output checked), on a queue and a quota of its own per
+# device kind, never ranked. The runner never sees the word: a worker hands it `judged_as(mode)`.
+EXPLORE = "explore"
+EXPLORE_LABEL = "Explore (candidates: timed, never ranked)"
+SUBMISSION_MODES: tuple[str, ...] = (*(m.value for m in Mode), EXPLORE)  # what the platform accepts
+EXPLORE_QUEUE_SUFFIX = ".explore"  # the exploration queue of a device kind: "cpu.explore"
+
+
+def judged_as(mode: str) -> Mode:
+    """The runner's mode for a submission's mode: an exploration candidate is judged as a benchmark."""
+    return Mode.BENCHMARK if mode == EXPLORE else Mode(mode)
+
+
+def judging_queue(device_kind: str, mode: str) -> str:
+    """The queue a submission goes to: its device kind's, or that kind's exploration queue."""
+    return device_kind + EXPLORE_QUEUE_SUFFIX if mode == EXPLORE else device_kind
+
+
+def queue_device_kind(queue: str) -> str | None:
+    """The device kind a judging queue serves ("cpu" and "cpu.explore": "cpu"); None for another queue."""
+    kind = queue.removesuffix(EXPLORE_QUEUE_SUFFIX)
+    return kind if kind in DEVICE_KINDS else None
+
+
 class CaseKind(StrEnum):
     TEST = "test"
     BENCHMARK = "benchmark"
@@ -276,3 +301,6 @@ DEVICE_KINDS: dict[str, DeviceKind] = {
         DeviceKind("mi300x", "AMD MI300X", "cuda", "mi300x"),
     )
 }
+
+# Every judging queue: each device kind's ranked queue, then each one's exploration queue.
+JUDGING_QUEUES: tuple[str, ...] = (*DEVICE_KINDS, *(k + EXPLORE_QUEUE_SUFFIX for k in DEVICE_KINDS))

@@ -46,7 +46,7 @@ from leaderboard.submissions.selectors import (
     submission_queue_wait,
 )
 from leaderboard.submissions.services import submission_cancel, submission_create
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import DEVICE_KINDS, judging_queue
 
 logger = logging.getLogger(__name__)
 
@@ -199,6 +199,8 @@ def list_device_kinds(request):
             "running": s.running,
             "wait_estimate_s": None if s.wait_estimate_s is None else round(s.wait_estimate_s, 1),
             "status": s.words(),
+            "explore_workers": s.explore_workers,
+            "explore_queued": s.explore_queued,
         }
         for s in device_kind_statuses()
     ]
@@ -207,7 +209,9 @@ def list_device_kinds(request):
 @api.post("/submissions", auth=ApiToken(), response={201: SubmissionCreated, **ERRORS}, tags=["submissions"])
 def post_submission(request, payload: SubmissionIn):
     """Submit a kernel. It is queued for its device kind and judged once; follow it at `url`. A device kind
-    that no worker serves now is refused (503, `no_worker`): see GET /api/device-kinds."""
+    that no worker serves now is refused (503, `no_worker`): see GET /api/device-kinds. Mode `explore` is
+    the exploration tier, for an agent's candidates: judged as a benchmark, on a queue and a quota of its
+    own, never ranked; identical code judged before answers at once with that run (`reuse`)."""
     submission = submission_create(
         user=request.auth,
         problem=payload.problem,
@@ -215,6 +219,7 @@ def post_submission(request, payload: SubmissionIn):
         mode=payload.mode,
         language=payload.language,
         source=payload.source,
+        reuse=payload.reuse,
     )
     wait = submission_queue_wait(submission=submission)
     return Status(
@@ -225,6 +230,7 @@ def post_submission(request, payload: SubmissionIn):
             "queue_position": submission_queue_position(submission=submission),
             "wait_estimate_s": round(wait.estimate_s, 1) if wait and wait.estimate_s is not None else None,
             "url": f"/api/submissions/{submission.pk}",
+            "shared_from": submission.shared_from_id,
         },
     )
 
@@ -332,7 +338,9 @@ def get_submission(request, submission_id: int):
         "finished_at": submission.finished_at,
         "source_sha256": submission.source.sha256,
         "progress": live_progress(submission),
-        "unserved": submission.state == State.QUEUED and submission.device_kind not in served_device_kinds(),
+        "unserved": submission.state == State.QUEUED
+        and judging_queue(submission.device_kind, submission.mode) not in served_device_kinds(),
+        "shared_from": submission.shared_from_id,
     }
 
 

@@ -10,11 +10,11 @@ from pydantic import BaseModel
 from pydantic import Field as PydanticField
 
 from runner.report import SCORE_DEFINITION
-from runner.vocabulary import DEVICE_KINDS, Mode
+from runner.vocabulary import DEVICE_KINDS, SUBMISSION_MODES
 
 # From runner/vocabulary.py, the one table of each (Literal of a tuple is the Literal of its items).
 DeviceKindName = Literal[tuple(DEVICE_KINDS)]  # type: ignore[valid-type]
-ModeName = Literal[tuple(m.value for m in Mode)]  # type: ignore[valid-type]
+ModeName = Literal[SUBMISSION_MODES]  # type: ignore[valid-type]
 LanguageName = Literal["pytorch", "triton", "cuda"]
 
 
@@ -62,6 +62,11 @@ class SubmissionIn(Schema):
     mode: ModeName = "test"
     language: LanguageName = "pytorch"
     source: str = Field(description="a Python module that defines custom_kernel(data)")
+    reuse: bool = Field(
+        True,
+        description="mode explore: answer with a copy of the run of identical code judged before (same source, "
+        "problem version, device kind, language) rather than judge it again; false asks for a fresh judging",
+    )
 
 
 class SubmissionCreated(Schema):
@@ -72,6 +77,9 @@ class SubmissionCreated(Schema):
         None, description="roughly how long until a worker takes it, from recent runs; null when unknown"
     )
     url: str
+    shared_from: int | None = Field(
+        None, description="mode explore: final at once, sharing the run of identical code judged as this id"
+    )
 
 
 class DeviceKindOut(Schema):
@@ -87,6 +95,11 @@ class DeviceKindOut(Schema):
         description="roughly how long before a new submission starts; null when free or unknown"
     )
     status: str = Field(description="the above in words")
+    explore_workers: list[str] = Field(
+        default_factory=list,
+        description="the workers serving its exploration queue (mode explore) now; none: candidates refused",
+    )
+    explore_queued: int = Field(0, description="exploration candidates queued (never counted in `queued`)")
 
 
 class CaseResultOut(Schema):
@@ -182,6 +195,11 @@ class SubmissionOut(Schema):
         False,
         description="queued for a device kind that no worker serves now: it waits until one starts, and is "
         "cancelled after SUBMISSION_UNSERVED_TIMEOUT_S without one",
+    )
+    shared_from: int | None = Field(
+        None,
+        description="mode explore: the submission whose judging of identical code this one shares (its run "
+        "is a copy of that one's); null when a worker judged it",
     )
 
 

@@ -3,6 +3,7 @@
     kernelboard problems
     kernelboard submit vectoradd my_kernel.py --device cpu --mode test --wait
     kernelboard submit vectoradd my_kernel.py --mode profile --profile-csv profiles/
+    kernelboard submit vectoradd candidate.py --mode explore --wait   # an agent's candidate: never ranked
     kernelboard status 12 --wait
     kernelboard list --problem vectoradd
     kernelboard show 12
@@ -35,7 +36,7 @@ from runner import vocabulary
 from runner.report import SCORE_DEFINITION, format_progress, format_score, format_time, write_profile_csvs
 
 DEVICE_KINDS = tuple(vocabulary.DEVICE_KINDS)
-MODES = tuple(vocabulary.Mode)
+MODES = vocabulary.SUBMISSION_MODES  # the runner's, and explore: the exploration tier
 
 
 TOKEN_HELP = (
@@ -64,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--device", default="cpu", choices=DEVICE_KINDS)
     submit.add_argument("--mode", default="test", choices=MODES)
     submit.add_argument("--language", choices=LANGUAGES, help="default: guessed from the source")
+    submit.add_argument(
+        "--fresh",
+        action="store_true",
+        help="mode explore: judge it again even where identical code was judged before",
+    )
     _wait_options(submit)
 
     status = commands.add_parser("status", help="a submission's state, or its report once judged")
@@ -136,7 +142,14 @@ def _devices(client: ApiClient) -> int:
     kinds = client.get("/api/device-kinds")
     width = max((len(k["name"]) for k in kinds), default=0)
     for k in kinds:
-        print(f"{k['name']:<{width}}  {k['status']}")
+        explore = k.get("explore_workers") or []
+        candidates = (
+            f"; exploration: {len(explore)} worker{'s' if len(explore) != 1 else ''}, "
+            f"{k.get('explore_queued', 0)} queued"
+            if explore
+            else ""
+        )
+        print(f"{k['name']:<{width}}  {k['status']}{candidates}")
     return 0
 
 
@@ -235,12 +248,18 @@ def _submit(client: ApiClient, args) -> int:
             "mode": args.mode,
             "language": language,
             "source": source,
+            "reuse": not args.fresh,
         },
     )
     print(
         f"Submitted #{created['id']}: {args.problem} on {args.device}, mode {args.mode}, {language}.",
         file=sys.stderr,
     )
+    if created.get("shared_from"):
+        print(
+            f"Identical code was judged as #{created['shared_from']}: this one shares that run.",
+            file=sys.stderr,
+        )
     if created.get("wait_estimate_s"):
         print(
             f"Queued at position {created['queue_position']}: about {created['wait_estimate_s']:.0f} s "

@@ -18,7 +18,8 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from leaderboard.submissions import reconnect
-from leaderboard.submissions.models import Mode, Submission
+from leaderboard.submissions.exploration import exploration_share_claimed, ranked_kinds_of, ranked_waiting
+from leaderboard.submissions.models import Mode, State, Submission, Worker
 from leaderboard.submissions.progress import ProgressWriter
 from leaderboard.submissions.services import (
     submission_claim,
@@ -28,7 +29,7 @@ from leaderboard.submissions.services import (
 )
 from leaderboard.submissions.tallies import HEARTBEAT_FAILURES, tally
 from runner.spec import JobSpec, RunReport, Verdict
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import DEVICE_KINDS, EXPLORE, judged_as
 
 logger = logging.getLogger(__name__)
 
@@ -110,19 +111,23 @@ def _execute(spec: JobSpec, on_progress=None) -> RunReport:
     return execute(spec)
 
 
-def submission_judge(*, submission_id: int, worker: str) -> str:
+def submission_judge(*, submission_id: int, worker: str, delivered: bool = True) -> str:
     """Claim, judge and finish one submission; what a worker does with each message. Returns what became of
-    it: its final state, "queued" (given back for another attempt), or "not claimed" (nothing to do)."""
-    submission = submission_claim(submission_id=submission_id, worker=worker)
+    it: its final state, "queued" (given back for another attempt), or "not claimed" (nothing to do).
+    `delivered=False`: taken from the database ahead of its message (a ranked one before a candidate)."""
+    submission = submission_claim(submission_id=submission_id, worker=worker, delivered=delivered)
     if submission is None:
         return "not claimed"
+    shared = exploration_share_claimed(submission=submission, worker=worker)
+    if shared is not None:  # identical code finished judging while this one waited: judged once
+        return shared
     version = submission.problem_version
     problem_name = version.problem.name
     mode = submission.mode
     spec = JobSpec(
         problem=problem_name,
         source=submission.source.text,
-        mode=mode,
+        mode=judged_as(mode),  # an exploration candidate is judged as a benchmark run
         device=DEVICE_KINDS[submission.device_kind].runner_device,
         sandbox=settings.RUNNER_SANDBOX,
         # A fresh secret seed per ranked run; it goes to the judge only and is never stored.
@@ -176,6 +181,20 @@ def submission_judge(*, submission_id: int, worker: str) -> str:
             started_at=submission.started_at,
         )
     return final or "taken back"
+
+
+def submission_judge_delivered(*, submission_id: int, worker: str) -> str:
+    """What a worker does with a message: judge the submission, but before an exploration candidate, the
+    oldest queued ranked submission of a device kind whose ranked queue this worker serves, so that a
+    ranked submission never waits behind candidates, whatever order the broker delivers them in (its own
+    message then finds it judged). One at most per candidate: the two fit within the task's time limit."""
+    if Submission.objects.filter(pk=submission_id, mode=EXPLORE, state=State.QUEUED).exists():
+        queues = Worker.objects.filter(name=worker).values_list("device_kinds", flat=True).first() or ""
+        kinds = ranked_kinds_of(queues.split(","))
+        for ranked_id in ranked_waiting(device_kinds=kinds) if kinds else []:
+            if submission_judge(submission_id=ranked_id, worker=worker, delivered=False) != "not claimed":
+                break  # another worker may have taken the oldest meanwhile: then the next
+    return submission_judge(submission_id=submission_id, worker=worker)
 
 
 def _judge_version_checked(spec: JobSpec, *, expected_version: str, on_progress=None) -> RunReport:

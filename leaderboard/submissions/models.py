@@ -15,7 +15,13 @@ from runner.vocabulary import DEVICE_KINDS, Verdict
 
 # Device kinds, modes and verdicts come from runner/vocabulary.py, the one table of each.
 DeviceKind = models.TextChoices("DeviceKind", [(k.upper(), (k, d.label)) for k, d in DEVICE_KINDS.items()])
-Mode = models.TextChoices("Mode", [(m.name, (m.value, m.label)) for m in vocabulary.Mode])
+# The runner's modes, and the exploration tier's (an agent's candidates: judged as a benchmark, on a queue and
+# a quota of their own, never ranked; docs/platform.md, "The exploration tier").
+Mode = models.TextChoices(
+    "Mode",
+    [(m.name, (m.value, m.label)) for m in vocabulary.Mode]
+    + [("EXPLORE", (vocabulary.EXPLORE, vocabulary.EXPLORE_LABEL))],
+)
 # A submission's state: queued, running, then its run's verdict; or cancelled, never judged (its author took
 # it off the queue, or no worker served its device kind for SUBMISSION_UNSERVED_TIMEOUT_S).
 State = models.TextChoices(
@@ -74,6 +80,11 @@ class Submission(models.Model):
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="confirmations"
     )
     confirmation = models.CharField(max_length=16, blank=True)
+    # An exploration candidate whose identical code (same sha256, problem version, device kind and language)
+    # was judged already: its run is a copy of that judging's, and no worker judged it again.
+    shared_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="shared_with"
+    )
 
     class Meta:
         indexes = [

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from django.conf import settings
 
 from runner import readiness
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import DEVICE_KINDS, queue_device_kind
 
 # sysexits.h's EX_CONFIG: the worker's configuration, not a crash; a supervisor should not loop on it.
 EXIT_STATUS = 78
@@ -20,10 +20,11 @@ def worker_refusal(device_kinds: Iterable[str]) -> str | None:
     tests only) judges nothing on this host, so nothing is checked for it."""
     if settings.RUNNER_EXECUTE != "runner:execute":
         return None
-    for kind in sorted(set(device_kinds)):
-        if kind not in DEVICE_KINDS:
+    for queue in sorted(set(device_kinds)):
+        kind = queue_device_kind(queue)  # "cpu" and "cpu.explore" judge alike
+        if kind is None:
             continue  # not a judging queue; Celery itself says what it consumes
         why = readiness.why_not_ready(settings.RUNNER_SANDBOX, DEVICE_KINDS[kind].runner_device)
         if why:
-            return f"This worker will not judge the {kind} queue: {why}."
+            return f"This worker will not judge the {queue} queue: {why}."
     return None

@@ -18,7 +18,14 @@ from leaderboard.errors import NotFound
 from leaderboard.problems.models import Problem
 from leaderboard.submissions.models import Mode, Source, State, Submission, Worker
 from runner.report import format_progress, format_time
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import DEVICE_KINDS, EXPLORE, judging_queue
+
+
+def tier_modes(mode: str) -> tuple[str, ...]:
+    """The modes that share a submission's queues: explore alone, or every other mode."""
+    if mode == EXPLORE:
+        return (EXPLORE,)
+    return tuple(m for m in Mode.values if m != EXPLORE)
 
 
 @dataclass(frozen=True)
@@ -179,7 +186,11 @@ def submission_queue_position(*, submission: Submission) -> int | None:
     when it is not queued."""
     if submission.state != State.QUEUED:
         return None
-    ahead = Submission.objects.filter(state=State.QUEUED, device_kind=submission.device_kind).filter(
+    # Its own queue's: a ranked submission never counts exploration candidates ahead of it, nor a candidate
+    # the ranked ones (docs/platform.md, "The exploration tier").
+    ahead = Submission.objects.filter(
+        state=State.QUEUED, device_kind=submission.device_kind, mode__in=tier_modes(submission.mode)
+    ).filter(
         Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.id)
     )
     return ahead.count() + 1
@@ -288,6 +299,8 @@ class DeviceKindStatus:
     running: int
     typical_run_s: float | None  # the median judging time of its recent runs, any problem and mode
     wait_estimate_s: float | None  # before a new submission starts: the work ahead shared by the workers
+    explore_workers: list[str] = dataclasses.field(default_factory=list)  # serving its exploration queue
+    explore_queued: int = 0  # exploration candidates queued (on their own queue: not in `queued`)
 
     @property
     def served(self) -> bool:
@@ -321,23 +334,42 @@ def device_kind_statuses(*, now: datetime | None = None) -> list[DeviceKindStatu
     """Every device kind, in the vocabulary's order: its workers now, its queue, and the expected wait."""
     now = now or timezone.now()
     serving, _ = _workers_by_kind(now)
+    # A ranked submission waits for the ranked ones queued ahead and for what the workers run now, whatever
+    # its tier (a worker takes the ranked ones before its next candidate: docs/platform.md, "The
+    # exploration tier"); candidates are counted on their own.
     counts = {
-        (row["device_kind"], row["state"]): row["n"]
+        (row["device_kind"], row["state"], row["mode"] == EXPLORE): row["n"]
         for row in Submission.objects.filter(state__in=(State.QUEUED, State.RUNNING))
-        .values("device_kind", "state")
+        .values("device_kind", "state", "mode")
         .annotate(n=Count("id"))
     }
+
+    def count(kind: str, state: str, explore: bool | None = None) -> int:
+        return sum(n for (k, s, e), n in counts.items() if k == kind and s == state and explore in (None, e))
+
     statuses = []
     for kind, device in DEVICE_KINDS.items():
         workers = sorted(serving.get(kind, []))
-        queued, running = counts.get((kind, State.QUEUED), 0), counts.get((kind, State.RUNNING), 0)
+        queued, running = count(kind, State.QUEUED, False), count(kind, State.RUNNING)
         typical = estimate = None
         if workers and queued + running >= len(workers):
             typical = _typical_run_of_kind(kind)
             if typical is not None:
                 # The jobs ahead, shared by the workers; the one a worker runs now is half done on average.
                 estimate = typical * (queued + running / 2) / len(workers)
-        statuses.append(DeviceKindStatus(kind, device.label, workers, queued, running, typical, estimate))
+        statuses.append(
+            DeviceKindStatus(
+                kind,
+                device.label,
+                workers,
+                queued,
+                running,
+                typical,
+                estimate,
+                explore_workers=sorted(serving.get(judging_queue(kind, EXPLORE), [])),
+                explore_queued=count(kind, State.QUEUED, True),
+            )
+        )
     return statuses
 
 

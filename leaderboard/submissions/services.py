@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from leaderboard.errors import Conflict, LimitReached, NotFound, NoWorker, Refusal, SourceTooLarge
 from leaderboard.problems.selectors import problem_get
-from leaderboard.submissions import broker, reconnect
+from leaderboard.submissions import broker, exploration, reconnect
 from leaderboard.submissions.models import (
     VERDICT_STATES,
     Attempt,
@@ -38,7 +38,7 @@ from leaderboard.submissions.models import (
     Submission,
     Worker,
 )
-from leaderboard.submissions.selectors import device_kind_last_seen, served_device_kinds
+from leaderboard.submissions.selectors import device_kind_last_seen, served_device_kinds, tier_modes
 from leaderboard.submissions.tallies import (
     DUPLICATE_DELIVERIES,
     LATE_RESULTS_DROPPED,
@@ -49,6 +49,7 @@ from leaderboard.submissions.tallies import (
 )
 from runner import textsafe
 from runner.spec import CaseResult, RunReport
+from runner.vocabulary import EXPLORE, JUDGING_QUEUES, judging_queue, queue_device_kind
 
 logger = logging.getLogger(__name__)
 
@@ -62,32 +63,36 @@ def _choice(value: str, choices: type, what: str) -> str:
     return value
 
 
-def _check_limits(*, user, now: datetime, served: set[str]) -> None:
-    in_flight_limit = settings.SUBMISSION_MAX_IN_FLIGHT
+def _check_limits(*, user, now: datetime, served: set[str], explore: bool = False) -> None:
+    """The user's limits in the submission's tier: the exploration tier (mode explore) has its own, so that
+    neither tier's submissions use up the other's."""
+    in_flight_limit = settings.EXPLORE_MAX_IN_FLIGHT if explore else settings.SUBMISSION_MAX_IN_FLIGHT
+    hourly_limit = settings.EXPLORE_MAX_PER_HOUR if explore else settings.SUBMISSION_MAX_PER_HOUR
+    tier = Submission.objects.filter(user=user, confirms__isnull=True)
+    tier = tier.filter(mode=EXPLORE) if explore else tier.exclude(mode=EXPLORE)
+    what = "exploration candidates" if explore else "submissions"
     if in_flight_limit:
-        # What cannot run (queued for a device kind no worker serves) does not hold a place; what is
-        # cancelled is final and out of it already.
-        in_flight = Submission.objects.filter(user=user, confirms__isnull=True).filter(
-            Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=served)
-        )
+        # What cannot run (queued for a queue no worker serves) does not hold a place; what is cancelled is
+        # final and out of it already.
+        kinds = [queue_device_kind(q) for q in served if (q != queue_device_kind(q)) == explore]
+        in_flight = tier.filter(Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=kinds))
         count = in_flight.count()
         if count >= in_flight_limit:
             raise LimitReached(
-                f"You have {count} submissions queued or running, the most allowed at once; "
+                f"You have {count} {what} queued or running, the most allowed at once; "
                 "wait for one of them to finish, or cancel a queued one (on its page, or "
                 "`kernelboard cancel ID`), then submit again.",
                 retry_after_s=30,
             )
-    hourly_limit = settings.SUBMISSION_MAX_PER_HOUR
     if hourly_limit:
         window_start = now - timedelta(hours=1)
-        recent = Submission.objects.filter(user=user, created_at__gt=window_start, confirms__isnull=True)
+        recent = tier.filter(created_at__gt=window_start)
         count = recent.count()
         if count >= hourly_limit:
             oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
             wait_s = max(1, int((oldest - window_start).total_seconds()) + 1)
             raise LimitReached(
-                f"You have made {count} submissions in the last hour, the most allowed; "
+                f"You have made {count} {what} in the last hour, the most allowed; "
                 f"you can submit again in {_duration_words(wait_s)}.",
                 retry_after_s=wait_s,
             )
@@ -108,12 +113,17 @@ def submission_create(
     language: str,
     source: str,
     judged_here: bool = False,
+    reuse: bool = True,
 ) -> Submission:
     """Record a submission as queued, and send its id to its device kind's queue once the row is committed.
 
     Raises a Refusal (with the HTTP status to answer) for an unknown problem or choice, an empty or
     oversized source, a device kind that no worker serves (unless `judged_here`: the caller judges it in
     its own process, as an agent run does), or a user over their limits.
+
+    An exploration candidate (mode explore) goes to its device kind's exploration queue, within the
+    exploration quota; where identical code was judged already and `reuse`, it is final at once with a copy
+    of that run, and no worker judges it again (leaderboard/submissions/exploration.py).
     """
     _choice(device_kind, DeviceKind, "The device kind")
     _choice(mode, Mode, "The mode")
@@ -137,20 +147,31 @@ def submission_create(
 
     now = timezone.now()
     served = served_device_kinds(now=now)
-    if device_kind not in served and settings.SUBMISSION_REFUSE_UNSERVED and not judged_here:
-        others = ", ".join(sorted(served)) or "none"
+    explore = mode == EXPLORE
+    queue = judging_queue(device_kind, mode)
+    sha256 = hashlib.sha256(source.encode()).hexdigest()
+    shared = None
+    if explore and reuse:
+        shared = exploration.shared_judging(
+            version=found.current_version, device_kind=device_kind, language=language, sha256=sha256
+        )
+    if queue not in served and settings.SUBMISSION_REFUSE_UNSERVED and not judged_here and shared is None:
+        others = ", ".join(sorted(q for q in served if (q != queue_device_kind(q)) == explore)) or "none"
+        what = "exploration candidates on the" if explore else "the"
         raise NoWorker(
-            f"No worker judges the {device_kind} device kind now, so a submission there would wait for "
+            f"No worker judges {what} {device_kind} device kind now, so a submission there would wait for "
             f"nobody; it was not queued. Device kinds served now: {others}.",
             retry_after_s=60,
         )
     with transaction.atomic():
         # One user's submissions are created one at a time, so that two at once cannot both pass the limits.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        _check_limits(user=user, now=now, served=served)
-        stored = Source.objects.create(
-            text=source, sha256=hashlib.sha256(source.encode()).hexdigest(), size_bytes=size
-        )
+        _check_limits(user=user, now=now, served=served, explore=explore)
+        stored = Source.objects.create(text=source, sha256=sha256, size_bytes=size)
+        if shared is not None:
+            return exploration.exploration_create_shared(
+                user=user, source=stored, language=language, device_kind=device_kind, now=now, shared=shared
+            )
         submission = Submission.objects.create(
             user=user,
             problem_version=found.current_version,
@@ -163,24 +184,26 @@ def submission_create(
             enqueued_at=now,
         )
         transaction.on_commit(
-            partial(submission_enqueue, submission_id=submission.pk, device_kind=device_kind)
+            partial(submission_enqueue, submission_id=submission.pk, device_kind=device_kind, mode=mode)
         )
     return submission
 
 
-def submission_enqueue(*, submission_id: int, device_kind: str) -> bool:
-    """Send a submission's id to its device kind's queue. Never raises: if the broker cannot be reached
-    the row stays queued with no `enqueued_at`, and the sweeper's next round sends it again."""
+def submission_enqueue(*, submission_id: int, device_kind: str, mode: str = "") -> bool:
+    """Send a submission's id to its queue: its device kind's, or that kind's exploration queue for mode
+    explore. Never raises: if the broker cannot be reached the row stays queued with no `enqueued_at`, and
+    the sweeper's next round sends it again."""
     from leaderboard.celery import app
 
+    queue = judging_queue(device_kind, mode)
     try:
-        app.send_task(JUDGE_TASK, args=[submission_id], queue=device_kind, retry=True)
+        app.send_task(JUDGE_TASK, args=[submission_id], queue=queue, retry=True)
         return True
     except Exception:  # the broker is down: the database row is the truth, the sweeper resends
         logger.warning(
             "could not send submission %s to the %s queue; the sweeper will resend it",
             submission_id,
-            device_kind,
+            queue,
             exc_info=True,
         )
     try:  # "never sent": what the sweeper looks for first
@@ -191,10 +214,11 @@ def submission_enqueue(*, submission_id: int, device_kind: str) -> bool:
     return False
 
 
-def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
+def submission_claim(*, submission_id: int, worker: str, delivered: bool = True) -> Submission | None:
     """Take a queued submission for `worker` (queued -> running, attempts + 1, heartbeat) and open its
     attempt. Returns None when there is nothing to take: a duplicate delivery, or a submission already
-    running or final. Retried while the database does not answer (a compare-and-set)."""
+    running or final. Retried while the database does not answer (a compare-and-set). `delivered=False`:
+    taken ahead of its message (a ranked one before a candidate), so losing it is no duplicate delivery."""
     now = timezone.now()
 
     def claim() -> int:
@@ -225,7 +249,7 @@ def submission_claim(*, submission_id: int, worker: str) -> Submission | None:
         ).exists()
     ):
         # A cancelled one's id still in the broker is expected, not a duplicate delivery.
-        if not Submission.objects.filter(pk=submission_id, state=State.CANCELLED).exists():
+        if delivered and not Submission.objects.filter(pk=submission_id, state=State.CANCELLED).exists():
             tally(DUPLICATE_DELIVERIES)
         return None
     return Submission.objects.select_related("source", "problem_version__problem").get(pk=submission_id)
@@ -664,7 +688,10 @@ def _take_back(
             if changed:
                 transaction.on_commit(
                     partial(
-                        submission_enqueue, submission_id=submission.pk, device_kind=submission.device_kind
+                        submission_enqueue,
+                        submission_id=submission.pk,
+                        device_kind=submission.device_kind,
+                        mode=submission.mode,
                     )
                 )
         if not changed:
@@ -722,7 +749,7 @@ def submission_sweep(
         )
         outcomes = [
             _take_back(s, reason=f"its worker {s.worker} stopped responding", now=now)
-            for s in stale.only("pk", "worker", "attempts", "device_kind")
+            for s in stale.only("pk", "worker", "attempts", "device_kind", "mode")
         ]
     after = settings.REQUEUE_AFTER_S if requeue_after_s is None else requeue_after_s
     queued = Submission.objects.filter(state=State.QUEUED)
@@ -732,17 +759,18 @@ def submission_sweep(
         )
     held: dict[str, set[int] | None] = {}
     resent = 0
-    for pk, device_kind, enqueued_at in queued.values_list("pk", "device_kind", "enqueued_at"):
+    for pk, device_kind, mode, enqueued_at in queued.values_list("pk", "device_kind", "mode", "enqueued_at"):
         if enqueued_at is not None and not broker_lost:
-            if device_kind not in held:
-                held[device_kind] = _held_ids(device_kind)
-            if held[device_kind] is None or pk in held[device_kind]:
+            queue = judging_queue(device_kind, mode)
+            if queue not in held:
+                held[queue] = _held_ids(queue)
+            if held[queue] is None or pk in held[queue]:
                 continue  # it waits in the broker (or the broker cannot tell us: it redelivers)
         # Compare-and-set on enqueued_at: of two sweepers, one resends.
         if Submission.objects.filter(pk=pk, state=State.QUEUED, enqueued_at=enqueued_at).update(
             enqueued_at=now
         ):
-            if submission_enqueue(submission_id=pk, device_kind=device_kind):
+            if submission_enqueue(submission_id=pk, device_kind=device_kind, mode=mode):
                 resent += 1
     if resent:
         tally(RESENDS, resent)
@@ -761,10 +789,14 @@ def submission_end_unserved(*, now: datetime | None = None) -> int:
     served = served_device_kinds(now=now)
     last_seen = device_kind_last_seen(now=now)
     ended = 0
-    for kind in DeviceKind.values:
-        if kind in served or last_seen.get(kind, cutoff) > cutoff:
+    for queue in JUDGING_QUEUES:  # each device kind's ranked queue, and its exploration queue
+        if queue in served or last_seen.get(queue, cutoff) > cutoff:
             continue
-        stale = Submission.objects.filter(state=State.QUEUED, device_kind=kind, created_at__lt=cutoff)
+        kind = queue_device_kind(queue)
+        mode = EXPLORE if queue != kind else Mode.LEADERBOARD  # the queue's tier
+        stale = Submission.objects.filter(
+            state=State.QUEUED, device_kind=kind, created_at__lt=cutoff, mode__in=tier_modes(mode)
+        )
         seconds = list(stale.filter(confirms__isnull=False).values_list("pk", flat=True))
         with transaction.atomic():
             ended += stale.update(
@@ -831,11 +863,11 @@ def worker_stopped(*, name: str) -> None:
     Worker.objects.filter(name=name).update(stopped_at=timezone.now())
 
 
-def _held_ids(device_kind: str) -> set[int] | None:
+def _held_ids(queue: str) -> set[int] | None:
     try:
-        return broker.held_ids(device_kind)
+        return broker.held_ids(queue)
     except Exception:  # the broker is down: sending would fail too; the next round tries again
-        logger.warning("could not ask the broker what the %s queue holds", device_kind, exc_info=True)
+        logger.warning("could not ask the broker what the %s queue holds", queue, exc_info=True)
         return None
 
 
@@ -845,13 +877,17 @@ def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
     Returns what happened: "queued", "resent" or "unchanged"."""
     now = timezone.now()
     submission = (
-        Submission.objects.filter(pk=submission_id).only("state", "worker", "attempts", "device_kind").first()
+        Submission.objects.filter(pk=submission_id)
+        .only("state", "worker", "attempts", "device_kind", "mode")
+        .first()
     )
     if submission is None or submission.is_final:
         return "unchanged"
     if submission.state == State.QUEUED:
         if Submission.objects.filter(pk=submission_id, state=State.QUEUED).update(enqueued_at=now):
-            submission_enqueue(submission_id=submission_id, device_kind=submission.device_kind)
+            submission_enqueue(
+                submission_id=submission_id, device_kind=submission.device_kind, mode=submission.mode
+            )
             return "resent"
         return "unchanged"
     with transaction.atomic():
@@ -870,7 +906,12 @@ def submission_operator_requeue(*, submission_id: int, operator: str) -> str:
             outcome=Outcome.ENDED, ended_at=now, reason=f"Queued again by an operator ({operator})."
         )
         transaction.on_commit(
-            partial(submission_enqueue, submission_id=submission_id, device_kind=submission.device_kind)
+            partial(
+                submission_enqueue,
+                submission_id=submission_id,
+                device_kind=submission.device_kind,
+                mode=submission.mode,
+            )
         )
     return State.QUEUED
 

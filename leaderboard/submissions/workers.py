@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.services import worker_beat, worker_stopped
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import JUDGING_QUEUES
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,8 @@ class WorkerBeat:
 
     def __init__(self, *, name: str, queues: Iterable[str], interval_s: float | None = None) -> None:
         self.name = name
-        self.device_kinds = sorted({q for q in queues if q in DEVICE_KINDS})
+        # Its judging queues: device kinds ("cpu") and their exploration queues ("cpu.explore").
+        self.device_kinds = sorted({q for q in queues if q in JUDGING_QUEUES})
         self.interval_s = settings.WORKER_BEAT_INTERVAL_S if interval_s is None else interval_s
         self.started_at = timezone.now()
         self._stop = threading.Event()

@@ -23,7 +23,7 @@ from leaderboard.submissions.selectors import (
     rankings_generation,
 )
 from runner.judge.timing import geometric_mean
-from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan
+from runner.vocabulary import DEVICE_KINDS, CaseKind, case_plan, judged_as
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def case_counts(*, submission: Submission) -> dict[str, int]:
     cases = submission.problem_version.cases.get(device, {})
     return {
         str(kind): len(cases.get(CaseKind.BENCHMARK if kind == CaseKind.SECRET else kind, []))
-        for kind in case_plan(submission.mode)
+        for kind in case_plan(judged_as(submission.mode))
     }
 
 

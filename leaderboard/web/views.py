@@ -78,7 +78,7 @@ from leaderboard.web.selectors import (
 )
 from leaderboard.web.standing import standing_of
 from runner.limits import MODE_LIMITS
-from runner.vocabulary import DEVICE_KINDS
+from runner.vocabulary import DEVICE_KINDS, judged_as, judging_queue
 
 LOGIN = reverse_lazy("web:login")
 _TOKEN_SESSION_KEY = "web:new_api_token"  # the token made by the last POST, shown once by the next GET
@@ -183,7 +183,7 @@ def template_download(request: HttpRequest, name: str, filename: str) -> HttpRes
 
 
 def _limits_table() -> list[tuple[str, dict]]:
-    return [(mode, MODE_LIMITS[mode].to_dict()) for mode in Mode.values]
+    return [(mode, MODE_LIMITS[judged_as(mode)].to_dict()) for mode in Mode.values]
 
 
 @login_required(login_url=LOGIN)
@@ -274,10 +274,11 @@ def _status(submission) -> dict:
         "typical_run_s": round(typical, 1) if typical is not None else None,
         "attempts": submission.attempts,
         # Queued for a device kind that no worker serves now: it waits, or is taken off the queue in time.
-        "unserved": submission.state == State.QUEUED and submission.device_kind not in served_device_kinds(),
+        "unserved": submission.state == State.QUEUED
+        and judging_queue(submission.device_kind, submission.mode) not in served_device_kinds(),
         "message": redact_paths(submission.message),
         "plan": case_counts(submission=submission),
-        "wall_limit_s": MODE_LIMITS[submission.mode].wall_s,
+        "wall_limit_s": MODE_LIMITS[judged_as(submission.mode)].wall_s,
         "elapsed_s": round((now - started).total_seconds(), 1) if started else None,
         "heartbeat_age_s": round((now - submission.heartbeat_at).total_seconds(), 1)
         if submission.heartbeat_at and not submission.is_final

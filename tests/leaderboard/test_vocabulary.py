@@ -14,7 +14,8 @@ from runner.vocabulary import DEVICE_KINDS, CaseKind, Verdict, case_plan, scored
 def test_device_kinds_agree_everywhere():
     kinds = list(DEVICE_KINDS)
     assert list(settings.DEVICE_KINDS) == kinds
-    assert [q.name for q in settings.CELERY_TASK_QUEUES] == kinds  # one queue per kind
+    # one ranked queue per kind, then one exploration queue per kind
+    assert [q.name for q in settings.CELERY_TASK_QUEUES] == kinds + [f"{k}.explore" for k in kinds]
     assert DeviceKind.values == kinds
     assert [label for _, label in DeviceKind.choices] == [d.label for d in DEVICE_KINDS.values()]
     assert list(cli.DEVICE_KINDS) == kinds
@@ -25,7 +26,10 @@ def test_device_kinds_agree_everywhere():
 
 def test_modes_and_states_agree_everywhere():
     modes = [m.value for m in vocabulary.Mode]
-    assert list(MODES) == modes == Mode.values == list(cli.MODES)
+    assert list(MODES) == modes  # the runner's
+    # the platform's: the runner's, and the exploration tier's, judged as a benchmark
+    assert Mode.values == list(cli.MODES) == list(vocabulary.SUBMISSION_MODES) == [*modes, "explore"]
+    assert vocabulary.judged_as("explore") == "benchmark" and vocabulary.judged_as("test") == "test"
     # A submission's states: the judge's verdicts, and cancelled, the one final state no judge gives.
     assert State.values == ["queued", "running", *[v.value for v in Verdict], "cancelled"]
     assert list(VERDICT_STATES) == [v.value for v in Verdict]
@@ -39,7 +43,7 @@ def test_the_api_schema_lists_the_same_words():
         assert f"'{key}'" in text
     submission_in = schema["components"]["schemas"]["SubmissionIn"]["properties"]
     assert submission_in["device"]["enum"] == list(DEVICE_KINDS)
-    assert submission_in["mode"]["enum"] == [m.value for m in vocabulary.Mode]
+    assert submission_in["mode"]["enum"] == list(vocabulary.SUBMISSION_MODES)
 
 
 def test_the_mode_plan():

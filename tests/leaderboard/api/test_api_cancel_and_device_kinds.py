@@ -39,6 +39,8 @@ def test_device_kinds_say_which_are_served_without_a_token(client, cpu_served):
         "running": 0,
         "wait_estimate_s": None,
         "status": "no worker now: submissions are refused",
+        "explore_workers": [],
+        "explore_queued": 0,
     }
 
 

@@ -120,7 +120,10 @@ def test_a_body_beyond_any_source_answers_413_too(client, problems, alice):
     ("fields", "words"),
     [
         ({"device": "h1000"}, "device: Input should be 'cpu', 'h100'"),
-        ({"mode": "quick"}, "mode: Input should be 'test', 'benchmark', 'leaderboard' or 'profile'"),
+        (
+            {"mode": "quick"},
+            "mode: Input should be 'test', 'benchmark', 'leaderboard', 'profile' or 'explore'",
+        ),
         ({"source": None}, "source: Input should be a valid string"),
     ],
 )

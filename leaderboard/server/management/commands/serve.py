@@ -30,6 +30,7 @@ from leaderboard.submissions.models import Worker
 from leaderboard.submissions.readiness import worker_refusal
 from leaderboard.submissions.services import submission_sweep
 from leaderboard.submissions.sweeper import Sweeper
+from runner.vocabulary import EXPLORE, judging_queue
 
 # The app is loaded once, before the workers fork; no control socket (its default path is shared by every
 # gunicorn of the user, so two platforms on one machine would fight over it).
@@ -201,7 +202,8 @@ class Command(BaseCommand):
                     "worker",
                     *WORKER_OPTIONS,
                     "--queues",
-                    device_kind,
+                    # ranked first, then the exploration tier's candidates (docs/platform.md)
+                    f"{device_kind},{judging_queue(device_kind, EXPLORE)}",
                     "--hostname",
                     worker_name,
                 ],
@@ -234,7 +236,7 @@ class Command(BaseCommand):
                 url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
                 self.stdout.write(self.style.SUCCESS(f"Kernelboard is running at {url}"))
                 self.stdout.write(
-                    f"  API {url}api/ (docs {url}api/docs); a worker judges the {device_kind} queue "
+                    f"  API {url}api/ (docs {url}api/docs); a worker judges the {device_kind} queues "
                     f"(sandbox {settings.RUNNER_SANDBOX}); logs in {log_dir}\n"
                     f"  an API token: sign up at {url}signup/, then make one at {url}account/tokens/\n"
                     "Press Ctrl-C to stop."
