@@ -37,7 +37,9 @@ MAX_SLOTS = 2048  # and the most calls one window may hold
 GPU_SNAPSHOT_BYTES = 8 << 30  # device memory for a window's snapshots, kept until they are checked
 WINDOW_S = {"cpu": 0.02, "cuda": 0.01}  # aim for windows this long: the handshake then costs little
 JUDGE_WINDOW_S = 0.25  # and let the judge's own work per window (fresh inputs, checks) take at most this
-TARGET_RSE = {"cpu": 0.01, "cuda": 0.001}
+# A case ends once its median's 95 % interval is this narrow (half its width over the median), or at its
+# budget: 1 % on a CPU; 0.25 % on a GPU (about the 0.1 % relative standard error of the mean used before).
+TARGET_HALF_WIDTH = {"cpu": 0.01, "cuda": 0.0025}
 WARMUP_CALLS = 3  # untimed calls per timed case
 OFF_CLOCK_SPIN_S = 0.001  # the least off-clock time the allowed threads past the first may spin for
 # and after each call, since the judge writes the next input between calls: OpenMP's workers spin on after
@@ -548,7 +550,7 @@ class Judge:
         others, and is not counted. The budget is the case's wall time in the judge: fresh inputs and checks
         for every call cost more than a fast kernel itself, so the calls timed adapt to what the judge can
         afford. Returns the windows and what was wrong, if anything."""
-        rule = StoppingRule(TARGET_RSE[self.device], self.limits.case_budget_s, self.limits.max_calls)
+        rule = StoppingRule(TARGET_HALF_WIDTH[self.device], self.limits.case_budget_s, self.limits.max_calls)
         windows = Windows()
         estimate = None
         # The budget runs from the first timed window: time the submission spends before it (a slow first

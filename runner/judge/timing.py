@@ -25,10 +25,23 @@ NOISY = 0.05  # an interval wider than +-5 % of the score is called noisy in the
 
 @dataclass
 class StoppingRule:
-    target_rse: float  # relative standard error of the mean: 0.1 % on GPU, 1 % on CPU
+    """When a case has been timed enough: once its median's 95 % interval is narrow (half its width at most
+    `target` of the median) over at least `settle_windows` windows; else at its budget or call cap, which
+    apply from `min_windows` on. The time a case takes is then what its own noise asks for: a steady case
+    ends in a few windows, a noisy one uses its budget."""
+
+    target: float  # the median's 95 % interval, half its width over the median: 0.25 % on GPU, 1 % on CPU
     budget_s: float  # seconds a case may use
     max_calls: int
-    min_windows: int = 3
+    min_windows: int = 3  # no case ends before this many windows, whatever its budget
+    settle_windows: int = FEW_WINDOWS  # nor ends early on its interval with fewer (fewer are rough)
+
+
+def check_due(windows: int, checked_at: int) -> bool:
+    """Whether the interval is due again at `windows` windows, last computed at `checked_at`: every window
+    below 16, then each time the windows have grown by an eighth, so that its cost (a seeded bootstrap of
+    RESAMPLES medians) stays a small part of a window however many there are."""
+    return windows - checked_at >= max(1, windows // 8)
 
 
 @dataclass
@@ -45,6 +58,7 @@ class Windows:
     metered: list[tuple[int, float]] = field(default_factory=list)  # and its (calls, seconds metered)
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    checked_at: int = 0  # windows when the stopping rule last computed the interval
 
     def add(
         self,
@@ -84,18 +98,25 @@ class Windows:
         m = sum(xs) / len(xs)
         return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
-    def rse(self) -> float:
-        if len(self.seconds) < 2:
-            return math.inf
-        return self.std() / math.sqrt(len(self.seconds)) / self.mean
-
     def done(self, rule: StoppingRule, spent_s: float = 0.0) -> bool:
-        """At least min_windows always; then stop at the target error, the budget (the case's seconds
-        spent, judge's work included) or the call cap."""
-        if len(self.seconds) < rule.min_windows:
+        """At least min_windows always; then stop at the budget (the case's seconds spent, judge's work
+        included) or the call cap, or, from settle_windows on, once the median's 95 % interval (the one the
+        report gives) is within the target of the median: computed when check_due says."""
+        n = len(self.seconds)
+        if n < rule.min_windows:
             return False
-        spent = max(spent_s, sum(self.seconds))
-        return self.rse() < rule.target_rse or spent >= rule.budget_s or sum(self.calls) >= rule.max_calls
+        if max(spent_s, sum(self.seconds)) >= rule.budget_s or sum(self.calls) >= rule.max_calls:
+            return True
+        if n < rule.settle_windows or not check_due(n, self.checked_at):
+            return False
+        self.checked_at = n
+        return self.narrow(rule.target)
+
+    def narrow(self, target: float) -> bool:
+        """Whether the median's 95 % interval is at most `target` of the median either side of it."""
+        low, high = median_interval(self.per_call)
+        median = self.median
+        return low is not None and high is not None and median > 0 and (high - low) / 2 <= target * median
 
     def joules_per_call(self) -> float | None:
         if not self.joules or sum(s for _, s in self.metered) < ENERGY_MIN_S:

@@ -8,7 +8,15 @@ import statistics
 
 import pytest
 
-from runner.judge.timing import StoppingRule, Windows, geometric_mean, median_interval, score, score_interval
+from runner.judge.timing import (
+    StoppingRule,
+    Windows,
+    check_due,
+    geometric_mean,
+    median_interval,
+    score,
+    score_interval,
+)
 
 
 def test_a_cases_median_interval_holds_its_median_and_narrows_with_more_windows():
@@ -74,22 +82,62 @@ def test_the_interval_holds_the_next_runs_score_most_of_the_time():
     assert held >= 32, held
 
 
-def test_stopping_rule_needs_three_windows_and_a_small_relative_error():
-    rule = StoppingRule(target_rse=0.01, budget_s=100, max_calls=10**6)
+def test_a_steady_case_ends_once_its_medians_interval_is_narrow():
+    """The stopping rule ends a case on its median's 95 % interval (the report's own), not on seconds: a
+    steady case ends at settle_windows, well before its budget."""
+    rule = StoppingRule(target=0.01, budget_s=100, max_calls=10**6)
     w = Windows()
-    w.add(1.0, 10)
-    w.add(1.0, 10)
-    assert not w.done(rule)  # two windows never suffice
+    for i in range(rule.settle_windows - 1):
+        w.add(1.0 + 0.001 * (i % 3), 10)
+        assert not w.done(rule)  # a steady case too needs settle_windows before its interval counts
     w.add(1.0, 10)
     assert w.done(rule)
-    noisy = Windows()
-    for s in (1.0, 2.0, 1.0, 2.0):
-        noisy.add(s, 10)
-    assert not noisy.done(rule)
-    assert noisy.done(rule, spent_s=100)  # the budget ends it
+    low, high = w.stats(0, 0).median_low, w.stats(0, 0).median_high
+    assert low is not None and high is not None and (high - low) / 2 <= 0.01 * w.median
+
+
+def test_a_noisy_case_goes_on_until_its_interval_narrows_or_its_budget_ends_it():
+    rule = StoppingRule(target=0.01, budget_s=100, max_calls=10**6)
+    rng = random.Random(3)
+    w = Windows()
+    windows = 0
+    while not w.done(rule):
+        w.add(1.0 + rng.gauss(0, 0.03), 10)  # 3 % noise a window: about 60 windows to reach +-1 %
+        windows += 1
+        assert windows < 1000
+    assert 20 < windows < 200, windows
+    low, high = median_interval(w.per_call)
+    assert low is not None and high is not None and (high - low) / 2 <= 0.01 * w.median
+    wide = Windows()
+    for s in (1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0):
+        wide.add(s, 10)
+    assert not wide.done(rule)
+    assert wide.done(rule, spent_s=100)  # the budget caps it
+    capped = Windows()
+    for s in (1.0, 2.0, 1.0):
+        capped.add(s, 10)
+    assert capped.done(StoppingRule(target=0.01, budget_s=100, max_calls=30))  # and so do the calls
     short = Windows()
     short.add(1000.0, 1)
+    short.add(1000.0, 1)
     assert not short.done(rule, spent_s=1000)  # but never before three windows
+
+
+def test_the_interval_is_computed_every_window_at_first_then_every_eighth():
+    """Cheap enough to ask after every window: the bootstrap runs at most about 8 times per doubling of
+    the windows, and the answer is the interval's whenever it runs."""
+    assert [n for n in range(5, 17) if check_due(n, n - 1)] == list(range(5, 16))
+    assert not check_due(40, 36) and check_due(40, 35)  # 40 // 8 = 5 windows since the last
+    rule = StoppingRule(target=1e-9, budget_s=1e9, max_calls=10**9)  # never narrow enough
+    rng = random.Random(5)
+    w = Windows()
+    computed = 0
+    for _ in range(400):
+        w.add(1.0 + rng.random() * 0.05, 10)
+        before = w.checked_at
+        assert not w.done(rule)
+        computed += w.checked_at != before
+    assert computed < 60, computed
 
 
 def test_stats_are_per_call():
