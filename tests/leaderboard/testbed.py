@@ -325,10 +325,18 @@ class Workers:
         }
 
     def start(
-        self, name: str, *, concurrency: int = 1, instant: bool = False, wait: bool = True, **env: str
+        self,
+        name: str,
+        *,
+        concurrency: int = 1,
+        instant: bool = False,
+        wait: bool = True,
+        queues: str = "cpu",
+        **env: str,
     ) -> WorkerProcess:
-        """A worker for the cpu queue. `instant` gives it the fast trusted judge of instant_judge.py;
-        `wait=False` returns before it is ready (start several, then wait_until_ready each)."""
+        """A worker for the cpu queue (or `queues`, comma-separated: "cpu,cpu.explore"). `instant` gives it
+        the fast trusted judge of instant_judge.py; `wait=False` returns before it is ready (start several,
+        then wait_until_ready each)."""
         if instant:
             env.setdefault("RUNNER_EXECUTE", "instant_judge:execute")
         log = self.log_dir / f"worker-{name}.log"
@@ -341,7 +349,7 @@ class Workers:
                 "leaderboard.celery",
                 "worker",
                 "--queues",
-                "cpu",
+                queues,
                 "--concurrency",
                 str(concurrency),
                 "--hostname",
