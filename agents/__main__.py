@@ -1,7 +1,12 @@
 """python -m agents --problem trimul --device cpu --steps 6 --groups 2 --rollouts 8 --out var/agent/trimul
 
-A TTT-Discover run without the platform (no database, no entry in the rankings): the same loop, policy and
-verifier as `manage.py run_agent`, with a line per step. The run resumes from --out if it holds one.
+A TTT-Discover run: the same loop, policy and verifier as `manage.py run_agent`, with a line per step. The run
+resumes from --out if it holds one.
+
+Without --url it needs no platform (no database, no entry in the rankings): candidates are judged here by
+the runner, for offline benchmarks. With --url (and a token) it is a client of that server: candidates are
+judged by its workers in its exploration tier, through its API, and the best is entered there in
+leaderboard mode (agents/platform.py; --no-submit skips the entry).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import argparse
 import sys
 
 from agents.runs import add_run_arguments, run_from_options
+from runner.vocabulary import DEVICE_KINDS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,10 +23,24 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m agents", description="Run a TTT-Discover agent on a problem."
     )
     add_run_arguments(ap)
-    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="the runner's device (here)")
+    ap.add_argument(
+        "--device-kind",
+        default="cpu",
+        choices=tuple(DEVICE_KINDS),
+        help="with --url: the server's device kind to judge on (its runner device replaces --device)",
+    )
     ap.add_argument("--sandbox", default="", help="bwrap, docker or none (default: what the platform uses)")
+    ap.add_argument("--no-submit", action="store_true", help="with --url: do not enter the best kernel")
     a = ap.parse_args(argv)
-    run = run_from_options(vars(a), device=a.device, out_dir=a.out, sandbox=a.sandbox)
+    device = DEVICE_KINDS[a.device_kind].runner_device if a.url else a.device
+    try:
+        run = run_from_options(
+            vars(a), device=device, out_dir=a.out, sandbox=a.sandbox, device_kind=a.device_kind
+        )
+    except (ValueError, KeyError) as exc:
+        print(f"python -m agents: {exc}", file=sys.stderr)
+        return 2
 
     def log(r, d):
         best = f"{r.best_runtime_s * 1e3:.3f} ms" if r.best_runtime_s else "-"
@@ -30,11 +50,25 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-    best = run.run(on_step=log)
+    from agents.platform import PlatformError
+
+    try:
+        best = run.run(on_step=log)
+    except PlatformError as exc:
+        print(f"python -m agents: the server {a.url} refused the run: {exc}", file=sys.stderr)
+        return 2
     if best is None:
         print("no kernel passed", file=sys.stderr)
         return 1
     print(f"best {best.id}: {best.runtime_s} s, {best.reward:.2f}x the reference\n{best.code}")
+    if a.url and not a.no_submit:
+        try:
+            entry = run.verifier.enter(best.code)
+        except PlatformError as exc:
+            print(f"python -m agents: the entry was refused: {exc}", file=sys.stderr)
+            return 2
+        print(f"entered as submission #{entry.id} on {a.url}: {entry.state} {entry.message}".rstrip())
+        return 0 if entry.state == "passed" else 1
     return 0
 
 

@@ -169,16 +169,54 @@ def add_run_arguments(parser: Any) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="folder for the saved archive and policy (resumable)")
     parser.add_argument("--case-budget", type=float, default=0.2, help="judge seconds per benchmark case")
-    parser.add_argument("--workers", type=int, default=1, help="candidates judged at once")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="candidates judged at once (default 1; with --url, 4 waiting on the server at once)",
+    )
     parser.add_argument("--model", default=None, help="llm: a local transformers model folder")
     parser.add_argument("--gguf-file", default=None, help="llm: a GGUF file inside --model")
     parser.add_argument("--endpoint", default=None, help="llm: an OpenAI-compatible base URL")
     parser.add_argument("--endpoint-model", default=None, help="llm: the model name at the endpoint")
     parser.add_argument("--max-new-tokens", type=int, default=1024)
+    parser.add_argument(
+        "--url",
+        default=None,
+        help="a platform server: judge the candidates there, in its exploration tier, through its API, and "
+        "enter the best in leaderboard mode (default: judge here with the runner, enter nothing)",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="with --url: an API token of the server (default: KERNELBOARD_TOKEN, or the kernelboard "
+        "config file's)",
+    )
 
 
-def run_from_options(o: dict[str, Any], *, device: str, out_dir: str | None, sandbox: str) -> Discovery:
-    """make_run from the parsed options of add_run_arguments."""
+def platform_verifier(o: dict[str, Any], *, device_kind: str) -> Any:
+    """The verifier of a run against a platform server (agents/platform.py) when the options name one
+    (--url), else None. The token is --token, else the kernelboard client's (KERNELBOARD_TOKEN, its
+    config file)."""
+    if not o.get("url"):
+        return None
+    from agents.platform import PlatformVerifier
+    from leaderboard.client.config import load_config
+
+    config = load_config(o["url"])
+    token = o.get("token") or config.token
+    if not token:
+        raise ValueError(
+            f"--url needs an API token: --token, or KERNELBOARD_TOKEN (make one at {config.url}/account/tokens/)"
+        )
+    return PlatformVerifier(config.url, token, o["problem"], device_kind, in_flight=o["workers"] or 4)
+
+
+def run_from_options(
+    o: dict[str, Any], *, device: str, out_dir: str | None, sandbox: str, device_kind: str = "cpu"
+) -> Discovery:
+    """make_run from the parsed options of add_run_arguments: with --url, judged by that server's workers
+    on `device_kind` (its exploration tier), else here by the runner on `device`."""
     llm = LLMOptions(
         endpoint=o["endpoint"],
         endpoint_model=o["endpoint_model"],
@@ -198,6 +236,7 @@ def run_from_options(o: dict[str, Any], *, device: str, out_dir: str | None, san
         out_dir=out_dir,
         sandbox=sandbox,
         case_budget_s=o["case_budget"],
-        workers=o["workers"],
+        workers=o["workers"] or 1,
         llm=llm,
+        verifier=platform_verifier(o, device_kind=device_kind),
     )

@@ -10,4 +10,11 @@ import testbed  # noqa: E402
 testbed.configure_django()
 
 
-from tests.leaderboard.conftest import no_limits, problems  # noqa: E402, F401 (the platform's fixtures)
+from tests.leaderboard.conftest import (  # noqa: E402, F401 (the platform's fixtures)
+    broker,
+    no_limits,
+    problems,
+    redis_server,
+    robo,
+    workers,
+)

@@ -3,6 +3,10 @@
 Runs a TTT-Discover agent with a progress bar and a line per step, stores the run and its steps, and at the
 end enters the best kernel as the agent user's leaderboard submission, judged in leaderboard mode by the
 same service a worker runs, and ranked with everyone else's.
+
+With --url (and --token, or KERNELBOARD_TOKEN) the agent is a client of that server: its candidates are
+judged there by the workers of the exploration tier, through the API, and the best is entered there in
+leaderboard mode, as the token's user (agents/platform.py); the run and its steps are still stored here.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ class Command(BaseCommand):
             / f"{o['problem']}-{o['device']}-{o['policy']}-{o['variant']}-seed{o['seed']}"
         )
         try:
-            discovery = run_from_options(o, device=device, out_dir=out_dir, sandbox=settings.RUNNER_SANDBOX)
+            discovery = run_from_options(
+                o, device=device, out_dir=out_dir, sandbox=settings.RUNNER_SANDBOX, device_kind=o["device"]
+            )
         except (ValueError, KeyError) as exc:
             raise CommandError(str(exc)) from exc
         from dataclasses import asdict
@@ -107,6 +113,19 @@ class Command(BaseCommand):
         self.stdout.write(f"best: {best.id}, {best.runtime_s} s ({best.reward:.2f}x the reference)")
         if o["no_submit"]:
             agent_run_finish(run=run, message="finished; not entered (--no-submit)")
+            return
+        if o["url"]:  # entered on that server, through its API, as the token's user
+            try:
+                entry = discovery.verifier.enter(best.code)
+            except Exception as exc:
+                agent_run_fail(run=run, message=f"the entry was refused: {exc}")
+                raise CommandError(f"the entry was refused: {exc}") from exc
+            agent_run_finish(
+                run=run, message=f"entered on {o['url']} as submission #{entry.id} ({entry.state})"
+            )
+            self.stdout.write(
+                f"entered on {o['url']} as submission #{entry.id}: {entry.state} {entry.message}"
+            )
             return
         submission = agent_run_enter(run=run, code=best.code, judge_now=not o["enqueue"])
         agent_run_finish(run=run, message=f"entered as submission #{submission.pk} ({submission.state})")
