@@ -39,6 +39,7 @@ SURFACE = {
         "Mode",
         "Verdict",
         "case_plan",
+        "passed",  # the one decision whether a run passed: an agent judging on a server reads it too
         # the exploration tier's words (the platform's, never the runner's)
         "EXPLORE",
         "EXPLORE_LABEL",
