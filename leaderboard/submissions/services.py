@@ -794,6 +794,7 @@ def submission_end_unserved(*, now: datetime | None = None) -> int:
             continue
         kind = queue_device_kind(queue)
         mode = EXPLORE if queue != kind else Mode.LEADERBOARD  # the queue's tier
+        what = f"the {kind} device kind" if queue == kind else f"the {kind} device kind's exploration queue"
         stale = Submission.objects.filter(
             state=State.QUEUED, device_kind=kind, created_at__lt=cutoff, mode__in=tier_modes(mode)
         )
@@ -802,8 +803,8 @@ def submission_end_unserved(*, now: datetime | None = None) -> int:
             ended += stale.update(
                 state=State.CANCELLED,
                 finished_at=now,
-                message=f"Not judged: no worker has served the {kind} device kind for {_duration_words(int(limit_s))}, "
-                f"so it was taken off the queue. Submit it again once a worker serves {kind} (the submit page "
+                message=f"Not judged: no worker has served {what} for {_duration_words(int(limit_s))}, "
+                f"so it was taken off the queue. Submit it again once a worker serves {queue} (the submit page "
                 "and `kernelboard devices` show which device kinds are served).",
             )
             cancelled = Submission.objects.filter(pk__in=seconds, state=State.CANCELLED)

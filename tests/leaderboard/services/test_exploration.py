@@ -156,3 +156,30 @@ def test_candidates_never_rank_nor_count_ahead_of_a_ranked_submission(problems, 
         )
         == 1
     )
+
+
+def test_the_sweeper_resends_a_candidate_to_its_exploration_queue(problems, alice, broker):
+    from leaderboard.submissions.services import submission_sweep
+
+    candidate = explore(alice)
+    Submission.objects.filter(pk=candidate.pk).update(enqueued_at=None)  # its send failed
+    broker.client().flushall()
+    assert submission_sweep().resent == 1
+    assert broker.client().llen("cpu.explore") == 1 and broker.client().llen("cpu") == 0
+
+
+def test_candidates_no_exploration_worker_serves_are_cancelled_in_time(problems, alice, settings):
+    from datetime import timedelta
+
+    from leaderboard.submissions.services import submission_end_unserved
+
+    settings.SUBMISSION_UNSERVED_TIMEOUT_S = 60
+    worker_beat(name="ranked-only@test", device_kinds=["cpu"], started_at=timezone.now())
+    candidate, ranked = explore(alice), make_submission(alice.user, mode="test")
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Submission.objects.filter(pk__in=[candidate.pk, ranked.pk]).update(created_at=long_ago)
+    assert submission_end_unserved() == 1
+    candidate.refresh_from_db(), ranked.refresh_from_db()
+    assert candidate.state == State.CANCELLED
+    assert "no worker has served the cpu device kind's exploration queue" in candidate.message
+    assert ranked.state == State.QUEUED  # its queue is served
