@@ -431,3 +431,33 @@ def test_status_says_when_no_worker_serves_a_queued_submissions_kind(live_server
     worker_beat(name="h100@test", device_kinds=["h100"], started_at=timezone.now())
     result = kernelboard("status", str(queued.pk), url=live_server.url, token=alice.token)
     assert result.stdout.strip() == "queued (position 1)"
+
+
+def test_an_exploration_candidate_judged_before_is_shared_at_once(
+    live_server, problems, robo, broker, tmp_path
+):
+    from runner.spec import CaseResult, RunReport, Stats
+
+    candidate = vectoradd_source("a candidate")
+    stats = Stats(n=10, windows=2, mean=3e-5, std=0.0, stderr=0.0, min=3e-5, max=3e-5, median=3e-5)
+    first = finish(
+        claim(make_submission(robo.user, mode="explore", source=candidate)),
+        RunReport(
+            verdict="passed",
+            problem="vectoradd",
+            mode="benchmark",
+            device="cpu",
+            score_s=3e-5,
+            cases=[CaseResult(id="vectoradd[size=256]", kind="benchmark", status="passed", stats=stats)],
+        ),
+    )
+    path = tmp_path / "candidate.py"
+    path.write_text(candidate)
+    args = ("submit", "vectoradd", str(path), "--mode", "explore")
+    result = kernelboard(*args, "--wait", url=live_server.url, token=robo.token)
+    assert result.returncode == 0, result.stderr
+    assert f"Identical code was judged as #{first.pk}: this one shares that run." in result.stderr
+    assert "vectoradd[size=256] PASSED" in result.stdout
+    fresh = kernelboard(*args, "--fresh", url=live_server.url, token=robo.token)
+    assert fresh.returncode == 0, fresh.stderr
+    assert Submission.objects.get(pk=int(fresh.stdout.strip())).state == "queued"  # judged again, as asked
