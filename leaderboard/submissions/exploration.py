@@ -53,27 +53,18 @@ def _shared_message(shared: Submission) -> str:
 
 
 def _copy_run(shared: Submission, *, to_submission_id: int, now: datetime) -> Run:
-    """A copy of `shared`'s run, and its cases, as the run of another submission."""
+    """A copy of `shared`'s run, and its cases, as the run of another submission: every column as judged
+    (so a column added later is copied too), with the note that it is shared."""
     original = shared.run
+    kept = {
+        f.attname: getattr(original, f.attname)
+        for f in Run._meta.concrete_fields
+        if f.name not in ("id", "submission", "message", "finished_at")
+    }
     run = Run.objects.create(
-        submission_id=to_submission_id,
-        verdict=original.verdict,
-        message=_shared_message(shared),
-        score_s=original.score_s,
-        score_low_s=original.score_low_s,
-        score_high_s=original.score_high_s,
-        score_note=original.score_note,
-        public_passed=original.public_passed,
-        secret_passed=original.secret_passed,
-        flagged=original.flagged,
-        flags=original.flags,
-        report=original.report,
-        worker=original.worker,
-        attempt=original.attempt,
-        started_at=original.started_at,
-        finished_at=now,
+        submission_id=to_submission_id, message=_shared_message(shared), finished_at=now, **kept
     )
-    fields = [f.name for f in RunCase._meta.concrete_fields if f.name not in ("id", "run")]
+    fields = [f.attname for f in RunCase._meta.concrete_fields if f.name not in ("id", "run")]
     RunCase.objects.bulk_create(
         RunCase(run=run, **{f: getattr(c, f) for f in fields}) for c in original.cases.all()
     )

@@ -183,3 +183,14 @@ def test_candidates_no_exploration_worker_serves_are_cancelled_in_time(problems,
     assert candidate.state == State.CANCELLED
     assert "no worker has served the cpu device kind's exploration queue" in candidate.message
     assert ranked.state == State.QUEUED  # its queue is served
+
+
+def test_a_shared_candidates_page_shows_its_run_to_its_author_only(client, problems, alice, bob, no_limits):
+    first = finish(claim(explore(alice)), report())
+    shared = explore(alice)
+    client.force_login(alice.user)
+    page = client.get(f"/submissions/{shared.pk}/")
+    assert page.status_code == 200
+    assert f"Identical code was judged as #{first.pk}" in page.content.decode()
+    client.force_login(bob.user)
+    assert client.get(f"/submissions/{shared.pk}/").status_code == 404  # kept for its author
