@@ -16,6 +16,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from leaderboard.submissions.models import Attempt, Outcome, Run, State, Submission
 from leaderboard.submissions.tallies import tallies
+from runner.vocabulary import EXPLORE
 
 # Tally name -> (metric name, help)
 TALLIED = {
@@ -50,7 +51,14 @@ TALLIED = {
 class PlatformCollector:
     def collect(self):
         now = timezone.now()
-        depth = GaugeMetricFamily("kernelboard_queue_depth", "Submissions queued", labels=["device_kind"])
+        depth = GaugeMetricFamily(
+            "kernelboard_queue_depth", "Submissions queued (the ranked tier's)", labels=["device_kind"]
+        )
+        # Exploration candidates wait on queues of their own (docs/platform.md, "The exploration tier"): an
+        # agent's thousand candidates must not hide a ranked queue that stopped moving.
+        explore_depth = GaugeMetricFamily(
+            "kernelboard_explore_queue_depth", "Exploration candidates queued", labels=["device_kind"]
+        )
         oldest = GaugeMetricFamily(
             "kernelboard_queue_oldest_age_seconds",
             "Age of the oldest queued submission (since it was made)",
@@ -60,9 +68,16 @@ class PlatformCollector:
         queued = {
             row["device_kind"]: row
             for row in Submission.objects.filter(state=State.QUEUED)
+            .exclude(mode=EXPLORE)
             .values("device_kind")
             .annotate(n=Count("id"), first=Min("created_at"))
         }
+        candidates = dict(
+            Submission.objects.filter(state=State.QUEUED, mode=EXPLORE)
+            .values("device_kind")
+            .annotate(n=Count("id"))
+            .values_list("device_kind", "n")
+        )
         busy = dict(
             Submission.objects.filter(state=State.RUNNING)
             .values("device_kind")
@@ -74,7 +89,8 @@ class PlatformCollector:
             depth.add_metric([kind], row["n"] if row else 0)
             oldest.add_metric([kind], (now - row["first"]).total_seconds() if row else 0)
             running.add_metric([kind], busy.get(kind, 0))
-        yield from (depth, oldest, running)
+            explore_depth.add_metric([kind], candidates.get(kind, 0))
+        yield from (depth, oldest, running, explore_depth)
 
         takebacks = CounterMetricFamily(
             "kernelboard_takebacks",

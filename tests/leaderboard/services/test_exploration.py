@@ -194,3 +194,11 @@ def test_a_shared_candidates_page_shows_its_run_to_its_author_only(client, probl
     assert f"Identical code was judged as #{first.pk}" in page.content.decode()
     client.force_login(bob.user)
     assert client.get(f"/submissions/{shared.pk}/").status_code == 404  # kept for its author
+
+
+def test_metrics_count_candidates_apart_from_the_ranked_queue(client, problems, alice, no_limits):
+    explore(alice, vectoradd_source("one")), explore(alice, vectoradd_source("two"))
+    make_submission(alice.user, mode="leaderboard")
+    text = client.get("/metrics").content.decode()
+    assert 'kernelboard_queue_depth{device_kind="cpu"} 1.0' in text
+    assert 'kernelboard_explore_queue_depth{device_kind="cpu"} 2.0' in text
