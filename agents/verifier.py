@@ -216,16 +216,21 @@ def check_locally(problem: str, source: str, device: str = "cpu", seed: int = 0)
     it does not.
 
     Only for programs the agent rendered itself from its program space: they are never a contestant's
-    code, so running them here is as safe as the agent itself. Everything else goes to the runner."""
+    code, so running them here is as safe as the agent itself. Everything else goes to the runner.
+
+    A compiled program (agents.programs.compile_wrapper) is checked by its chain run eagerly, the same
+    maths: compiling it here for every test shape would cost the agent tens of seconds a candidate, and
+    the runner checks every output of the compiled module anyway."""
     import torch
 
+    from agents.programs import EAGER
     from runner.problem import call_seed
 
     reference, cases = _local_cases(problem)
     module = types.ModuleType("candidate")
     try:
         exec(compile(source, "candidate.py", "exec"), module.__dict__)
-        kernel = module.custom_kernel
+        kernel = getattr(module, EAGER, None) or module.custom_kernel
         for case in cases:
             data = reference.generate_input(**case.params, seed=call_seed(seed, case.seed, 0), device=device)
             with torch.no_grad():

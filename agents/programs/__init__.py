@@ -233,6 +233,36 @@ class Source:
         return "\n".join(self.lines) + "\n"
 
 
+# A compiled program: its chain rendered as this function, then wrapped by `compile_wrapper`.
+EAGER = "_eager_kernel"
+
+
+def compile_wrapper(src: Source) -> None:
+    """After the chain rendered as `EAGER`: `custom_kernel` runs it under torch.compile (inductor: C++ on a
+    CPU, Triton on a GPU), one graph per input shape (dynamic=False) compiled at the first call of that
+    shape, which the judge makes in its untimed warm-up. Leaderboard mode meets every test and benchmark
+    shape (12 for trimul on a CPU), hence a recompile limit above dynamo's 8, past which it would silently
+    run eagerly. If compiling fails (no C++ compiler, a limit of the sandbox), the module runs the same
+    chain eagerly from then on: a wrong result is never hidden (the eager chain is the same maths, and
+    the runner checks every output), and the candidate is not lost to the compiler."""
+    src(
+        "",
+        "",
+        "torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)",
+        f"_compiled = torch.compile({EAGER}, dynamic=False)",
+        "_compile_failed = []  # set once compiling failed: the eager chain from then on",
+        "",
+        "",
+        "def custom_kernel(data):",
+        "    if not _compile_failed:",
+        "        try:",
+        "            return _compiled(data)",
+        "        except Exception:",
+        "            _compile_failed.append(True)",
+        f"    return {EAGER}(data)",
+    )
+
+
 def header(problem: str, program: Program) -> str:
     """The first line of every rendered module: what it is and the program it came from."""
     return f'"""{problem}, rendered by the offline agent from the program: {program.describe()}."""'

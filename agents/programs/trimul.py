@@ -22,6 +22,13 @@ Steps (in order) and what their attributes mean:
 - loop_in, loop_out: the rows of everything before / after the product processed in chunks of this many
   (0: whole tensors). On a CPU, intermediates above glibc's mmap threshold are page-faulted in afresh on
   every call; chunks stay in cache.
+- compile: the whole chain run as written (eager: one torch kernel per operation), or wrapped in
+  torch.compile (inductor: generated C++ on a CPU, Triton on a GPU), which fuses the passes that eager
+  kernels make one by one (the norms, gates, mask, their reads and writes of [rows, h] buffers). One graph
+  per input shape (dynamic=False), compiled at the first call of that shape, which the judge makes in its
+  untimed warm-up; if compiling fails the module runs the same chain eagerly from then on, so a candidate
+  is never lost to the compiler. Compiled programs have no row chunks and no channel blocks: those are
+  eager's cache tricks, and the compiler would unroll their Python loops into one graph.
 
 Every tensor between steps is a logical [rows, h] view whatever its layout (a hidden-major result is the
 transpose view of its [h, rows] buffer), so layouts change speed, never the maths: the output layer norm
@@ -35,6 +42,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from agents.programs import (
+    EAGER,
     TRITON_HEADER,
     Program,
     Rewrite,
@@ -42,6 +50,7 @@ from agents.programs import (
     Space,
     Step,
     attr_rewrites,
+    compile_wrapper,
     header,
     vocabulary,
 )
@@ -51,6 +60,7 @@ WEIGHT = {"lp": "left_proj", "lg": "left_gate", "rp": "right_proj", "rg": "right
 CHUNKS = (0, 256, 1024, 4096)
 PRECISIONS = ("fp32", "bf16", "fp16")
 DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}
+COMPILE_MODES = ("eager", "inductor")
 
 
 def _domains(device: str) -> list[tuple[str, dict[str, tuple]]]:
@@ -75,6 +85,7 @@ def _domains(device: str) -> list[tuple[str, dict[str, tuple]]]:
         ("out_proj", {"impl": ("linear", "mm")}),
         ("loop_in", {"chunk": CHUNKS}),
         ("loop_out", {"chunk": CHUNKS}),
+        ("compile", {"mode": COMPILE_MODES}),
     ]
 
 
@@ -90,6 +101,7 @@ SEED = Program(
         Step.of("out_proj", impl="linear"),
         Step.of("loop_in", chunk=0),
         Step.of("loop_out", chunk=0),
+        Step.of("compile", mode="eager"),
     )
 )
 
@@ -154,6 +166,13 @@ def valid(p: Program) -> bool:
         return False  # the row form is the reference's 4-d einsum
     if prod_["block"] and prod_["impl"] != "bmm":
         return False  # channel blocks are a bmm's
+    if compiled(p) and (
+        prod_["block"]
+        or p.get("loop_in", "chunk")
+        or p.get("loop_out", "chunk")
+        or p.get("gate", "impl") == "triton"
+    ):
+        return False  # the compiler fuses whole tensors; chunks, blocks and a Triton launch are eager's
     if p.get("gate", "impl") == "triton":
         g = groups(p)
         lead = p["proj.lp"]
@@ -185,6 +204,7 @@ def rewrites(device: str) -> list[Rewrite]:
         "out_proj.impl": "the output projection by F.linear or mm against the transposed weight",
         "loop_in.chunk": "chunk the rows of the norm, projections and gating",
         "loop_out.chunk": "chunk the rows of the output norm, gate and projection",
+        "compile.mode": "compile the whole program with torch.compile (inductor fuses the elementwise passes)",
     }
     out = attr_rewrites([(op, d) for op, d in _domains(device) if not op.startswith("proj.")], docs)
     out += [_fuse(a, b) for a, b in combinations(PROJS, 2)]
@@ -204,15 +224,17 @@ def size(device: str) -> int:
     """The programs reachable from the seed, counted: every set partition of the five projections with a
     layout and a precision per group (sum over k of S(5, k) 6^k = 26,682), times the independent steps
     (the product's 18 valid settings: row form einsum, hidden form einsum / matmul / bmm in 3 blocks, each
-    in 3 precisions), plus on a GPU the programs with the Triton gating (one fused fp32 row-major group,
-    whole-row pre-stage, mask on the gated values, no in-place gating)."""
+    in 3 precisions), plus the compiled programs (the same without row chunks and channel blocks), plus on
+    a GPU the programs with the Triton gating (one fused fp32 row-major group, whole-row pre-stage, mask on
+    the gated values, no in-place gating; not compiled)."""
     stirling5 = {1: 1, 2: 15, 3: 25, 4: 10, 5: 1}
     partitions = sum(s * 6**k for k, s in stirling5.items())
     product = 3 + (1 + 1 + 3) * 3
     rest = (
         4 * 2 * 4 * product * 2 * 2 * 2 * 4
     )  # norm_in, gate, mask, product, norm_out, out_gate, out_proj, loop_out
-    cpu = partitions * rest * 4  # loop_in
+    compiled = partitions * 4 * 2 * 4 * (product - 2 * 3) * 2 * 2 * 2  # whole rows, no channel blocks
+    cpu = partitions * rest * 4 + compiled  # loop_in; then the compiled programs
     if device != "cuda":
         return cpu
     triton = (
@@ -235,13 +257,18 @@ def space(device: str) -> Space:
 
 
 # -- rendering --------------------------------------------------------------------------------------------
+def compiled(p: Program) -> bool:
+    """Whether the program runs under torch.compile (programs saved before the step existed do not)."""
+    return p.has("compile") and p.get("compile", "mode") != "eager"
+
+
 def render(p: Program) -> str:
     src = Source()
     src(header("trimul", p), "", "import torch", "import torch.nn.functional as F")
     triton = p.get("gate", "impl") == "triton"
     if triton:
         _triton_kernel(src)
-    src("", "", "def custom_kernel(data):")
+    src("", "", f"def {EAGER if compiled(p) else 'custom_kernel'}(data):")
     src.indent()
     src(
         "x, mask, w, config = data",
@@ -278,6 +305,8 @@ def render(p: Program) -> str:
     _product(src, p)
     _post_stage(src, p)
     src.dedent()
+    if compiled(p):
+        compile_wrapper(src)
     return src.text()
 
 

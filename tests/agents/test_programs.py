@@ -11,15 +11,17 @@ import torch
 from agents.objective import group_advantages
 from agents.offline import OfflinePolicy
 from agents.policy import Context, Group
-from agents.programs import Program, known_spaces, program_space
+from agents.programs import EAGER, Program, known_spaces, program_space
 from agents.verifier import check_locally
 from tests.agents.trimul_reference import make_input, reference
 
 
 def load(code):
+    """The module's kernel; of a compiled program, its chain run eagerly (the same maths: compiling every
+    random chain would take minutes; tests/agents/test_compiled_programs.py compiles one)."""
     module = types.ModuleType("candidate")
     exec(compile(code, "candidate.py", "exec"), module.__dict__)
-    return module.custom_kernel
+    return getattr(module, EAGER, None) or module.custom_kernel
 
 
 def random_chain(space, rng, length):
