@@ -455,10 +455,9 @@ def _qualifies(run: Run) -> bool:
     )
 
 
-# The values of Submission.confirmation once a first judging is held back: "pending" until its second
-# judging settles it as "confirmed" or "refuted"; "unconfirmed" when the second judging could not be run
-# (cancelled, or ended without a report): not ranked, as a refuted one, but it says why.
-SETTLED = ("confirmed", "refuted", "unconfirmed")
+# Submission.confirmation once a first judging is held back: "pending" until its second judging settles
+# it as "confirmed" or "refuted"; "unconfirmed" when the second judging could not be run (cancelled, or out
+# of attempts, or ended by an operator): not ranked, as a refuted one, but it says why.
 
 
 def _same_source(submission: Submission):
