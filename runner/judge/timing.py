@@ -34,7 +34,11 @@ class StoppingRule:
     budget_s: float  # seconds a case may use
     max_calls: int
     min_windows: int = 3  # no case ends before this many windows, whatever its budget
-    settle_windows: int = FEW_WINDOWS  # nor ends early on its interval with fewer (fewer are rough)
+    # nor ends early on its interval with fewer (fewer are rough). Stopping once an interval looks narrow
+    # favours draws whose windows agree by chance: simulated (600 cases a row, skewed windows), the interval
+    # at the stop held the true median in 93 % of cases at 1 % noise a window and 87 % at 3 %, against 92 to
+    # 94 % for a fixed count; waiting for 10 windows, or for two narrow checks running, bought 0 to 2 points.
+    settle_windows: int = FEW_WINDOWS
 
 
 def check_due(windows: int, checked_at: int) -> bool:

@@ -123,6 +123,25 @@ def test_a_noisy_case_goes_on_until_its_interval_narrows_or_its_budget_ends_it()
     assert not short.done(rule, spent_s=1000)  # but never before three windows
 
 
+def test_stopping_on_a_narrow_interval_keeps_the_intervals_coverage():
+    """Ending a case once its interval looks narrow must not make intervals that miss the truth: over
+    seeded simulated cases (windows skewed like real timings, 1 to 3 % noise), the interval at the stop
+    holds the true median in at least 80 % of them (measured over 600 cases a row: 87 to 93 %; a fixed
+    count of windows, 92 to 94 %; the bar of the next-run coverage check below, 32 of 40)."""
+    rule = StoppingRule(target=0.01, budget_s=1e9, max_calls=10**9)
+    for noise in (0.01, 0.02, 0.03):
+        held = 0
+        for trial in range(120):
+            rng = random.Random(trial)
+            w = Windows()
+            while not w.done(rule) and len(w.seconds) < 3000:
+                w.add(1.0 + abs(rng.gauss(0, noise)), 1)
+            low, high = median_interval(w.per_call)
+            true_median = 1.0 + 0.6745 * noise  # of 1 + |N(0, noise)|
+            held += low is not None and high is not None and low <= true_median <= high
+        assert held >= 0.8 * 120, (noise, held)
+
+
 def test_the_interval_is_computed_every_window_at_first_then_every_eighth():
     """Cheap enough to ask after every window: the bootstrap runs at most about 8 times per doubling of
     the windows, and the answer is the interval's whenever it runs."""
