@@ -300,3 +300,20 @@ def test_a_second_judging_that_cannot_run_settles_its_first(top_two, bob, alice,
     submission_operator_end(submission_id=other.confirmations.get().pk, operator="ops", reason="host retired")
     other.refresh_from_db()
     assert other.confirmation == "unconfirmed" and "ended by an operator: host retired" in other.message
+
+
+def test_the_page_says_why_a_copy_or_an_unrun_second_judging_is_not_ranked(top_two, bob, client, settings):
+    from leaderboard.submissions.services import submission_operator_end
+
+    source = testbed.vectoradd_source("bob's page")
+    first, copy = copy_of(bob, source), copy_of(bob, source)
+    first, copy = judge(first, 1.0e-5), judge(copy, 0.9e-5)
+    client.force_login(bob.user)
+    page = client.get(f"/submissions/{copy.pk}/").content.decode()
+    assert "A copy of a source of yours that is judged again before it ranks" in page
+    again = first.confirmations.get()
+    submission_operator_end(submission_id=again.pk, operator="ops", reason="host retired")
+    page = client.get(f"/submissions/{first.pk}/").content.decode()
+    assert f'Its second judging (<a href="/submissions/{again.pk}/">#{again.pk}</a>) could not be run' in page
+    page = client.get(f"/submissions/{copy.pk}/").content.decode()
+    assert "A copy of a source of yours that was judged again and is not ranked" in page
