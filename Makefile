@@ -1,6 +1,9 @@
 # The two commands of the README. Both set up .venv first (idempotent, fast when nothing changed): `run` only
 # what serving needs, `check` and `test` also what only tests use (scripts/setup.sh says which).
 PORT ?= 8000
+# Test processes side by side (pytest-xdist): most of the suite waits on judges, workers, browsers and
+# containers rather than the CPU, so two share a 2-core machine well (docs/benchmarks.md, the suite's time).
+TEST_WORKERS ?= 2
 
 .PHONY: run test check setup setup-test llm-server docker
 
@@ -32,11 +35,11 @@ check: setup-test
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
-	.venv/bin/python -m pytest -q -m "not judge"
+	.venv/bin/python -m pytest -q -n $(TEST_WORKERS) -m "not judge"
 
 test: setup-test docker
 	@bash scripts/services.sh
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
-	.venv/bin/python -m pytest -q
+	.venv/bin/python -m pytest -q -n $(TEST_WORKERS)

@@ -167,6 +167,11 @@ status() {
 }
 
 mkdir -p "$STATE"
+# One set-up at a time: test processes running side by side (pytest -n) may each find the image stale.
+if [ "${1:-setup}" != hash ] && [ "${1:-setup}" != status ]; then
+  exec 9>"$STATE/lock"
+  flock 9
+fi
 case "${1:-setup}" in
   start) start ;;
   stop) stop ;;

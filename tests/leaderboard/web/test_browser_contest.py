@@ -2,7 +2,7 @@
 Celery worker judging with the real runner in its sandbox): staff make a contest over vectoradd with the
 command; a visitor sees its time left on the problem's page, submits in leaderboard mode and takes first
 place; a second contestant's run, judged by the worker while the contest page stays open, appears on the
-live board without a reload; the end is moved to 30 s from now by editing the row, and the open page counts
+live board without a reload; the end is moved to 15 s from now by editing the row, and the open page counts
 the seconds down and reloads itself into the final board; a later submission is judged, shown after the
 contest, unranked in it, and leaves the final board as it was; the visitor's page lists the contest with
 its place."""
@@ -39,7 +39,7 @@ from datetime import timedelta
 from django.utils import timezone
 from leaderboard.contests.models import Contest
 
-print(Contest.objects.filter(name="sprint").update(ends_at=timezone.now() + timedelta(seconds=30)))
+print(Contest.objects.filter(name="sprint").update(ends_at=timezone.now() + timedelta(seconds=15)))
 """
 
 
@@ -94,7 +94,7 @@ def test_a_contest_from_its_start_to_its_frozen_final_board(platform, browser_pa
     assert f"#{dave_id}" in {sid for _, _, sid in live}
     shot(page, "31-contest-live-board")
 
-    # The end, moved to 30 s from now by editing the row: the open page counts down the seconds, reloads
+    # The end, moved to 15 s from now by editing the row: the open page counts down the seconds, reloads
     # itself at the end, and that read stores the final board.
     assert platform.manage("shell", "-c", END_SOON).strip().splitlines()[-1] == "1"
     page.reload()
