@@ -519,10 +519,18 @@ def _rank_on_the_slower(first: Submission, run: Run, note: str) -> None:
     ranked.save(update_fields=["score_s", "score_low_s", "score_high_s", "score_note"])
 
 
+def _lock_author(user_id: int) -> None:
+    """Hold the author's row until the transaction ends: decisions on one author's copies, and the
+    settling of the copies that wait, happen one at a time."""
+    get_user_model().objects.select_for_update().filter(pk=user_id).first()
+
+
 def _settle_copies(first: Submission) -> None:
     """The author's copies of `first`'s source held back for its second judging, settled as it was: a
     copy ranks no faster than `first` now does (each copy's draw can only make it slower), and not at
-    all where `first` does not."""
+    all where `first` does not. Under the author's lock, as a copy's own decision to wait is: a copy
+    deciding while `first` settles either sees it settled or is seen waiting here, never neither."""
+    _lock_author(first.user_id)
     ranked = Run.objects.get(submission_id=first.pk)
     for copy in _same_source(first).filter(confirmation="pending", confirmations__isnull=True):
         copy.confirmation = first.confirmation
@@ -579,7 +587,7 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
         return
     # One author's copies decide one at a time (their first runs may end together): the first to get here
     # is judged again, the others wait for it.
-    get_user_model().objects.select_for_update().filter(pk=submission.user_id).first()
+    _lock_author(submission.user_id)
     original = (
         _same_source(submission)
         .filter(confirmation__in=("pending", "confirmed", "refuted"), confirmations__isnull=False)
@@ -629,6 +637,7 @@ def submission_leader_reviewed(*, submission_id: int) -> None:
     latest = first.confirmations.order_by("-created_at", "-id").first()
     if first.confirmation != "refuted" or latest is None or latest.pk != submission.pk:
         return
+    _lock_author(first.user_id)  # before its copies' rows, in the order every other path takes them
     _same_source(first).filter(confirmation="refuted", confirmations__isnull=True).update(
         confirmation="pending"
     )
