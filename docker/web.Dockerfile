@@ -56,6 +56,10 @@ COPY runner ./runner
 COPY agents ./agents
 COPY problems ./problems
 ENV RUNNER_SANDBOX=bwrap
+# Its jobs' uids lie apart from those of a worker or a check run on the host itself (61000 ..): a lease
+# kills whatever runs as its uid, the host sees every container's processes, and RLIMIT_NPROC counts a
+# uid's processes across the whole kernel, so a shared range let a host's job kill this worker's contestant.
+ENV RUNNER_SANDBOX_UID_BASE=1610000
 # Root, as the tested default: the worker leases a uid per job and makes the job's cgroup, and its
 # contestants run as the leased uid with no capability at all. The container's own capabilities are the
 # few docker/compose.yaml grants, each explained there. The entrypoint makes the container's cgroup writable.

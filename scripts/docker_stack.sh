@@ -52,7 +52,19 @@ print(" ".join(flags))' "$envfile")
   docker run -d --name "$WORKER" --network host --env-file "$envfile" $flags kernelboard-worker-cpu:local >/dev/null
   rm -f "$envfile"
 }
-trap 'status=$?; if [ $status -ne 0 ]; then "${COMPOSE[@]}" logs --tail 40 >&2 || true; docker logs --tail 40 "$WORKER" >&2 || true; fi; down; exit $status' EXIT
+# On a failure: every submission's verdict, message and the judge's logs, then the services' last lines.
+explain() {
+  "${COMPOSE[@]}" exec -T web python manage.py shell -c "
+from leaderboard.submissions.models import Submission
+for s in Submission.objects.order_by('pk'):
+    run = getattr(s, 'run', None)
+    print('docker_stack.sh: #%s %s %s %s: %s' % (s.pk, s.mode, s.state, s.confirmation, s.message))
+    if run is not None and run.report.get('logs'):
+        print(run.report['logs'][-3000:])" >&2 2>/dev/null || true
+  "${COMPOSE[@]}" logs --tail 40 >&2 || true
+  docker logs --tail 80 "$WORKER" >&2 || true
+}
+trap 'status=$?; if [ $status -ne 0 ]; then explain; fi; down; exit $status' EXIT
 
 say "building the images"
 docker build -q --force-rm --network host -f docker/python.Dockerfile -t kernelboard-python:3.11 . >/dev/null

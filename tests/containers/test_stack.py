@@ -27,7 +27,7 @@ def test_the_stack_comes_up_judges_a_submission_ranks_it_and_goes_down():
     # How the compose worker judged it: CPU time from the job's cgroup, a uid leased for the job, judges
     # forked from the fork server (which stays up in the worker after its first job).
     assert "judged with cpu_time_from=cgroup" in run.stdout, run.stdout[-4000:]
-    assert "a dedicated uid (61000-61063) leased for the job" in run.stdout, run.stdout[-4000:]
+    assert "a dedicated uid (1610000-1610063) leased for the job" in run.stdout, run.stdout[-4000:]
     assert "a fork server runs in the worker: yes" in run.stdout, run.stdout[-4000:]
     left = [c.name for c in client.containers.list(all=True) if c.name.startswith("kernelboard-local")]
     assert (
@@ -49,3 +49,19 @@ def test_the_tested_worker_has_the_privileges_of_the_shipped_one():
     assert "ALL" in shipped["cap_drop"] and not shipped.get("privileged")
     assert shipped["environment"]["RUNNER_SANDBOX"] == "bwrap"
     assert "RUNNER_CPU_ACCOUNTING" not in shipped["environment"]  # the /proc path is never shipped
+
+
+def test_the_worker_image_leases_uids_apart_from_the_hosts():
+    """A lease kills whatever runs as its uid, and the host sees every container's processes: a job judged on
+    the host with the same range killed the compose worker's contestant mid-run. The image's range must not
+    meet the runner's default one."""
+    import re
+
+    from runner import settings
+
+    dockerfile = (RUNNER_ROOT / "docker" / "web.Dockerfile").read_text()
+    image_base = int(re.search(r"^ENV RUNNER_SANDBOX_UID_BASE=(\d+)$", dockerfile, re.M)[1])
+    count = int(settings.SETTINGS["RUNNER_SANDBOX_UID_COUNT"].default)
+    host_base = int(settings.SETTINGS["RUNNER_SANDBOX_UID_BASE"].default)
+    image, host = range(image_base, image_base + count), range(host_base, host_base + count)
+    assert not set(image) & set(host), (image, host)
