@@ -65,9 +65,13 @@ class Stop:
 
     def set(self) -> None:
         self._set = True
+        if self._write < 0:  # closed: the flag is the word
+            return
         try:
             os.write(self._write, b"!")
         except BlockingIOError:  # the pipe is full of earlier words: one is enough
+            pass
+        except BrokenPipeError:  # a signal that lands inside close(), once the read end is gone
             pass
 
     def is_set(self) -> bool:
@@ -84,8 +88,12 @@ class Stop:
 
     def close(self, wakeup_fd: int = -1) -> None:
         signal.set_wakeup_fd(wakeup_fd)
+        # The handler may run anywhere in here: it must never write to a closed descriptor, whose number
+        # the next open may reuse. It sees -1 from here on, or the pipe still open (its read end perhaps
+        # gone, which set() ignores).
+        write, self._write = self._write, -1
         os.close(self._read)
-        os.close(self._write)
+        os.close(write)
 
 
 @dataclass
