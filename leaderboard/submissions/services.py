@@ -460,6 +460,12 @@ def _qualifies(run: Run) -> bool:
 # of attempts, or ended by an operator): not ranked, as a refuted one, but it says why.
 
 
+# A second judging that ends in one of these may have met the machine's fault, not the kernel's: one more
+# is made (so at most two per first run) before the first is refuted.
+MAYBE_THE_MACHINES = (State.ERROR, State.TIMEOUT)
+JUDGINGS_AGAIN_AT_MOST = 2
+
+
 def _same_source(submission: Submission):
     """The author's other first judgings of the very same source text (its sha256) on the same problem
     version and device kind: copies of one file, which share one second judging."""
@@ -574,8 +580,15 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
     confirmed, ranking on the slower of the two secret runs, or refuted."""
     if submission.confirms_id is not None:
         first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
-        if first.confirmation == "pending":
-            _settle(first, submission, run)
+        if first.confirmation != "pending":
+            return
+        if run.verdict in MAYBE_THE_MACHINES and first.confirmations.count() < JUDGINGS_AGAIN_AT_MOST:
+            # An error or a timeout may be the machine's (a process killed from outside, a host under
+            # load): an honest leader is judged once more before it is refuted; a kernel that errors on
+            # fresh inputs errors again.
+            _judge_again(first, f"#{submission.pk} ended {run.verdict}, which may be the machine's")
+            return
+        _settle(first, submission, run)
         return
     top = settings.LEADERS_JUDGED_AGAIN
     if not top or submission.mode != Mode.LEADERBOARD or not _qualifies(run):
@@ -604,6 +617,11 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
             _settle_copies(original)
         return
     submission.save(update_fields=["confirmation"])
+    _judge_again(submission, "before it ranks")
+
+
+def _judge_again(submission: Submission, why: str) -> None:
+    """Queue another judging of `submission`'s source, a submission of its own that confirms it."""
     source = submission.source.text
     now = timezone.now()
     again = Submission.objects.create(
@@ -619,7 +637,7 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
         created_at=now,
         enqueued_at=now,
         confirms=submission,
-        message=f"Judging #{submission.pk} again with fresh secret inputs before it ranks.",
+        message=f"Judging #{submission.pk} again with fresh secret inputs ({why}).",
     )
     transaction.on_commit(partial(submission_enqueue, submission_id=again.pk, device_kind=again.device_kind))
 

@@ -317,3 +317,28 @@ def test_the_page_says_why_a_copy_or_an_unrun_second_judging_is_not_ranked(top_t
     assert f'Its second judging (<a href="/submissions/{again.pk}/">#{again.pk}</a>) could not be run' in page
     page = client.get(f"/submissions/{copy.pk}/").content.decode()
     assert "A copy of a source of yours that was judged again and is not ranked" in page
+
+
+@pytest.mark.parametrize("verdict", ["error", "timeout"])
+def test_a_second_judging_that_may_have_met_the_machines_fault_is_judged_once_more(
+    top_two, bob, alice, verdict
+):
+    """An error or a timeout may be the machine's (a contestant killed from outside, a host under load): the
+    leader is judged a third time before it is refuted, and ranks if that passes; a second such end refutes."""
+    first = first_run(bob, 1.0e-5)
+    [second] = first.confirmations.all()
+    judge(second, 0, verdict=verdict)
+    first.refresh_from_db()
+    assert first.confirmation == "pending" and ranking() == []
+    third = first.confirmations.exclude(pk=second.pk).get()
+    assert third.state == "queued" and f"#{second.pk} ended {verdict}" in third.message
+    judge(third, 1.1e-5)
+    first.refresh_from_db()
+    assert first.confirmation == "confirmed" and ranking() == [("bob", 1.1e-5)]
+
+    crashes = first_run(alice, 0.5e-5)
+    for _ in range(2):
+        judge(crashes.confirmations.filter(state="queued").get(), 0, verdict=verdict)
+    crashes.refresh_from_db()
+    assert crashes.confirmation == "refuted" and crashes.confirmations.count() == 2
+    assert ranking() == [("bob", 1.1e-5)]
