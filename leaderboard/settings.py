@@ -325,6 +325,9 @@ RUNNER_SANDBOX = _default_sandbox()
 RUNNER_THREADS = _env_int("RUNNER_THREADS", 1)  # the contestant's CPU threads, fixed per job
 # Timed seconds per benchmark case; empty: the runner's default for the mode (agents and tests use less).
 RUNNER_CASE_BUDGET_S = _env_float("RUNNER_CASE_BUDGET_S", 0.0) or None
+# An exploration candidate's: short, as the agents' own judging uses (a search needs many evaluations, and its
+# best is judged in full when it is entered in leaderboard mode); RUNNER_CASE_BUDGET_S where that is shorter.
+EXPLORE_CASE_BUDGET_S = _env_float("EXPLORE_CASE_BUDGET_S", 0.2)
 # The function that judges a JobSpec. Only tests point it elsewhere (a fast trusted judge for load tests).
 RUNNER_EXECUTE = os.environ.get("RUNNER_EXECUTE", "runner:execute")
 HEARTBEAT_INTERVAL_S = _env_float("HEARTBEAT_INTERVAL_S", 5.0)

@@ -135,7 +135,7 @@ def submission_judge(*, submission_id: int, worker: str, delivered: bool = True)
         ranked=mode == Mode.LEADERBOARD,
         threads=settings.RUNNER_THREADS,
         device_kind=submission.device_kind,
-        case_budget_s=settings.RUNNER_CASE_BUDGET_S,
+        case_budget_s=_case_budget_s(mode),
     )
     # The heartbeat goes on while the report is written, so that a database that is down when judging ends
     # does not make the sweeper take back a run whose report is waiting to be written.
@@ -181,6 +181,15 @@ def submission_judge(*, submission_id: int, worker: str, delivered: bool = True)
             started_at=submission.started_at,
         )
     return final or "taken back"
+
+
+def _case_budget_s(mode: str) -> float | None:
+    """Timed seconds per benchmark case: the runner's default for the mode (or RUNNER_CASE_BUDGET_S), and
+    for an exploration candidate EXPLORE_CASE_BUDGET_S, or the runner's setting where that is shorter."""
+    budget = settings.RUNNER_CASE_BUDGET_S
+    if mode == EXPLORE:
+        return min(b for b in (budget, settings.EXPLORE_CASE_BUDGET_S) if b is not None)
+    return budget
 
 
 def submission_judge_delivered(*, submission_id: int, worker: str) -> str:

@@ -202,3 +202,15 @@ def test_metrics_count_candidates_apart_from_the_ranked_queue(client, problems, 
     text = client.get("/metrics").content.decode()
     assert 'kernelboard_queue_depth{device_kind="cpu"} 1.0' in text
     assert 'kernelboard_explore_queue_depth{device_kind="cpu"} 2.0' in text
+
+
+def test_a_candidate_is_timed_as_a_search_needs_and_a_ranked_run_in_full(settings):
+    """Candidates get the exploration tier's short budget per case (the ranked entry is judged in full), or
+    the runner's setting where that is shorter; every other mode keeps the runner's default."""
+    from leaderboard.submissions.judging import _case_budget_s
+
+    settings.RUNNER_CASE_BUDGET_S, settings.EXPLORE_CASE_BUDGET_S = None, 0.2
+    assert _case_budget_s("explore") == 0.2
+    assert _case_budget_s("leaderboard") is None and _case_budget_s("benchmark") is None
+    settings.RUNNER_CASE_BUDGET_S = 0.05
+    assert _case_budget_s("explore") == 0.05 and _case_budget_s("leaderboard") == 0.05
