@@ -96,8 +96,9 @@ def exploration_create_shared(
 def exploration_share_claimed(*, submission: Submission, worker: str) -> str | None:
     """A claimed exploration candidate whose identical code finished judging while it waited ends with a
     copy of that run instead of being judged (a compare-and-set on the claim, as a report is written).
-    Returns its final state, or None when there is nothing to share (the worker then judges it)."""
-    if submission.mode != EXPLORE:
+    Returns its final state, or None when there is nothing to share (the worker then judges it), or when
+    its author asked for a fresh judging (`reuse` false: a confirming reading must be a reading)."""
+    if submission.mode != EXPLORE or not submission.reuse:
         return None
     shared = shared_judging(
         version=submission.problem_version,

@@ -85,6 +85,9 @@ class Submission(models.Model):
     shared_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="shared_with"
     )
+    # False when the author asked for a fresh judging (`"reuse": false`): such a candidate is never given a
+    # copy of another judging, neither when it is made nor when a worker claims it.
+    reuse = models.BooleanField(default=True)
 
     class Meta:
         indexes = [

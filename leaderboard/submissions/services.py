@@ -182,6 +182,7 @@ def submission_create(
             state=State.QUEUED,
             created_at=now,
             enqueued_at=now,
+            reuse=reuse,
         )
         transaction.on_commit(
             partial(submission_enqueue, submission_id=submission.pk, device_kind=device_kind, mode=mode)

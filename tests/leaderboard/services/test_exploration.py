@@ -138,6 +138,29 @@ def test_a_queued_twin_shares_the_run_when_a_worker_takes_it(problems, alice, no
     ]
 
 
+def test_a_fresh_candidate_is_judged_even_when_identical_code_was_judged(
+    problems, alice, no_limits, settings
+):
+    """`reuse` false is a confirming reading: the worker that claims it judges it, though identical code was
+    judged before (or while it waited), rather than answering with a copy of that run."""
+    settings.RUNNER_EXECUTE = "instant_judge:execute"  # scores 1e-5
+    first = finish(claim(explore(alice)), report(score_s=1e-9))  # a lucky reading, say
+    fresh = submission_create(
+        user=alice.user,
+        problem="vectoradd",
+        device_kind="cpu",
+        mode="explore",
+        language="pytorch",
+        source=vectoradd_source(),
+        reuse=False,
+    )
+    assert fresh.state == State.QUEUED
+    assert submission_judge(submission_id=fresh.pk, worker="cpu@test") == State.PASSED
+    fresh.refresh_from_db()
+    assert fresh.shared_from_id is None
+    assert fresh.run.score_s == 1e-5 != first.run.score_s  # its own reading, not the lucky one's copy
+
+
 def test_candidates_never_rank_nor_count_ahead_of_a_ranked_submission(problems, alice, bob, no_limits):
     # a candidate whose run says everything a ranked run says, secret run included: its mode keeps it out
     finish(claim(explore(alice, vectoradd_source("fast"))), report(secret=True, score_s=1e-9))
