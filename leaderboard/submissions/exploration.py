@@ -23,13 +23,21 @@ from runner.vocabulary import EXPLORE, queue_device_kind
 SHAREABLE_VERDICTS = (State.PASSED, State.FAILED, State.REJECTED)
 
 
-def shared_judging(*, version, device_kind: str, language: str, sha256: str) -> Submission | None:
+def shared_judging(
+    *, user_id: int, version, device_kind: str, language: str, sha256: str
+) -> Submission | None:
     """The latest finished judging of identical code that an exploration candidate may share: an
-    exploration or benchmark run (both timed, every output checked) of the same source sha256, problem
-    version, device kind and language, judged by a worker itself (not a copy), with a verdict that is the
-    code's own. None when there is none."""
+    exploration or benchmark run (both timed, every output checked) of the same author, source sha256,
+    problem version, device kind and language, judged by a worker itself (not a copy), with a verdict that
+    is the code's own. None when there is none.
+
+    The author's own judgings only: another user's would tell this one that (and when, on which worker)
+    someone judged this exact code in private, and would let anyone who submits a text many authors send
+    (a problem's starting kernel) choose, by judging it again in mode benchmark at a moment of their
+    choosing (the latest judging is the one shared), the reading every other author's copies get."""
     return (
         Submission.objects.filter(
+            user_id=user_id,
             problem_version=version,
             device_kind=device_kind,
             language=language,
@@ -101,6 +109,7 @@ def exploration_share_claimed(*, submission: Submission, worker: str) -> str | N
     if submission.mode != EXPLORE or not submission.reuse:
         return None
     shared = shared_judging(
+        user_id=submission.user_id,
         version=submission.problem_version,
         device_kind=submission.device_kind,
         language=submission.language,

@@ -153,7 +153,11 @@ def submission_create(
     shared = None
     if explore and reuse:
         shared = exploration.shared_judging(
-            version=found.current_version, device_kind=device_kind, language=language, sha256=sha256
+            user_id=user.pk,
+            version=found.current_version,
+            device_kind=device_kind,
+            language=language,
+            sha256=sha256,
         )
     if queue not in served and settings.SUBMISSION_REFUSE_UNSERVED and not judged_here and shared is None:
         others = ", ".join(sorted(q for q in served if (q != queue_device_kind(q)) == explore)) or "none"

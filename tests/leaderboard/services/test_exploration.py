@@ -84,19 +84,19 @@ def test_a_candidate_needs_a_worker_of_the_exploration_queue(problems, alice, se
     assert explore(alice).state == State.QUEUED
 
 
-def test_identical_code_is_judged_once_and_shared(problems, alice, bob, no_limits):
+def test_identical_code_is_judged_once_and_shared(problems, alice, no_limits):
     first = finish(claim(explore(alice)), report())
     assert first.state == State.PASSED and first.shared_from is None
-    second = explore(bob)  # the same text: no worker judges it again
+    second = explore(alice)  # the same text: no worker judges it again
     assert second.state == State.PASSED and second.shared_from_id == first.pk and second.is_final
     assert second.run.score_s == first.run.score_s == 2e-5
     assert [c.case_id for c in second.run.cases.all()] == ["vectoradd[size=256]"]
     assert f"Identical code was judged as #{first.pk}" in second.message
     assert second.run.pk != first.run.pk  # a copy: the author keeps it whatever becomes of the first
-    fresh = make_submission(bob.user, mode="explore", source=vectoradd_source())
+    fresh = make_submission(alice.user, mode="explore", source=vectoradd_source())
     assert fresh.shared_from_id == first.pk
     asked = submission_create(
-        user=bob.user,
+        user=alice.user,
         problem="vectoradd",
         device_kind="cpu",
         mode="explore",
@@ -105,6 +105,23 @@ def test_identical_code_is_judged_once_and_shared(problems, alice, bob, no_limit
         reuse=False,
     )
     assert asked.state == State.QUEUED and asked.shared_from is None  # a fresh reading, when asked for
+
+
+def test_another_authors_identical_code_is_judged_afresh(problems, alice, bob, no_limits, settings):
+    """Only the author's own judgings are shared: another user's would say that someone judged this exact
+    code in private (its id, when, on which worker), and whoever judges a common text last would choose
+    the reading every other author's copies get."""
+    first = finish(claim(explore(alice)), report(score_s=1e-9))  # alice's (lucky) reading
+    benchmarked = finish(claim(make_submission(alice.user, mode="benchmark")), report(score_s=1e-9))
+    assert explore(alice).shared_from_id == benchmarked.pk != first.pk  # her own: shared
+    theirs = explore(bob)
+    assert theirs.state == State.QUEUED and theirs.shared_from is None
+    his = finish(claim(explore(bob)), report(score_s=2e-5))  # queued beside it: his own reading
+    assert his.shared_from is None
+    settings.RUNNER_EXECUTE = "instant_judge:explode"  # sharing must not reach the judge
+    assert submission_judge(submission_id=theirs.pk, worker="cpu@test") == State.PASSED
+    theirs.refresh_from_db()
+    assert theirs.shared_from_id == his.pk and theirs.run.score_s == 2e-5  # bob's own twin, never alice's
 
 
 def test_a_failure_is_shared_but_an_error_is_judged_afresh(problems, alice, no_limits):
