@@ -68,14 +68,20 @@ def _check_limits(*, user, now: datetime, served: set[str], explore: bool = Fals
     neither tier's submissions use up the other's."""
     in_flight_limit = settings.EXPLORE_MAX_IN_FLIGHT if explore else settings.SUBMISSION_MAX_IN_FLIGHT
     hourly_limit = settings.EXPLORE_MAX_PER_HOUR if explore else settings.SUBMISSION_MAX_PER_HOUR
-    tier = Submission.objects.filter(user=user, confirms__isnull=True)
-    tier = tier.filter(mode=EXPLORE) if explore else tier.exclude(mode=EXPLORE)
+    mine = Submission.objects.filter(user=user)
+    mine = mine.filter(mode=EXPLORE) if explore else mine.exclude(mode=EXPLORE)
+    # The platform's second judgings of the author's leaders are not the author's requests (the hourly
+    # count leaves them out), but they are the author's work on the queue: in flight they hold a place, or
+    # an author whose kernels lead and then hang on fresh inputs (a timeout is judged a third time) would
+    # have any number of 900 s ranked runs queued at once, past the bound that keeps one author from
+    # taking what every author shares.
+    tier = mine.filter(confirms__isnull=True)
     what = "exploration candidates" if explore else "submissions"
     if in_flight_limit:
         # What cannot run (queued for a queue no worker serves) does not hold a place; what is cancelled is
         # final and out of it already.
         kinds = [queue_device_kind(q) for q in served if (q != queue_device_kind(q)) == explore]
-        in_flight = tier.filter(Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=kinds))
+        in_flight = mine.filter(Q(state=State.RUNNING) | Q(state=State.QUEUED, device_kind__in=kinds))
         count = in_flight.count()
         if count >= in_flight_limit:
             raise LimitReached(

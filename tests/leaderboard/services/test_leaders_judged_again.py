@@ -8,11 +8,11 @@ import dataclasses
 import pytest
 import testbed
 
-from leaderboard.errors import Conflict
+from leaderboard.errors import Conflict, LimitReached
 from leaderboard.problems.selectors import problem_get
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.selectors import ranking_for_problem
-from leaderboard.submissions.services import submission_cancel
+from leaderboard.submissions.services import submission_cancel, worker_beat
 from runner.spec import CaseResult, RunReport, Stats
 
 
@@ -98,6 +98,24 @@ def test_only_a_run_that_would_enter_the_top_is_judged_again(top_two, alice, bob
     assert slower.confirmation == "" and not slower.confirmations.exists()
     settings.LEADERS_JUDGED_AGAIN = 0
     assert first_run(robo, 0.5e-5).confirmation == ""  # off: ranks on its one run
+
+
+def test_second_judgings_hold_a_place_in_flight_but_not_in_the_hourly_count(top_two, bob, settings):
+    """A second (or third) judging is the author's work on the queue: it holds one of the author's places in
+    flight, so that leaders whose judgings hang cannot put any number of ranked runs on the queue at once;
+    it is not the author's request, so the hourly count leaves it out."""
+    from django.utils import timezone
+
+    worker_beat(name="cpu@test", device_kinds=["cpu"], started_at=timezone.now())
+    settings.SUBMISSION_MAX_IN_FLIGHT, settings.SUBMISSION_MAX_PER_HOUR = 1, 2
+    first = first_run(bob, 1.0e-5)
+    again = first.confirmations.get()
+    assert again.state == "queued"
+    with pytest.raises(LimitReached, match="You have 1 submissions queued or running"):
+        testbed.make_submission(bob.user, mode="leaderboard", source=testbed.vectoradd_source("next"))
+    judge(again, 1.1e-5)
+    # Settled: the place is free, and the second judging used none of the hour's two.
+    testbed.make_submission(bob.user, mode="leaderboard", source=testbed.vectoradd_source("next"))
 
 
 def test_the_author_cannot_cancel_the_second_judging(top_two, bob):
