@@ -206,15 +206,20 @@ def user_best_entries(*, user) -> list[BestEntry]:
 
 def benchmark_times(*, submission_ids: list[int]) -> dict[int, dict[str, float]]:
     """The median time per call of each public benchmark case (the figure a score is made of), per
-    submission: {id: {case_id: median_s}}."""
+    submission: {id: {case_id: median_s}}, from the run its rank uses (scored_runs): a leader that ranks
+    on its slower judging shows that judging's times beside its score, not its first (faster) draw's."""
     times: dict[int, dict[str, float]] = {sid: {} for sid in submission_ids}
+    of_run: dict[int, list[int]] = {}  # a copy and its source may rank on one judging
+    for sid, run_id in scored_runs(submission_ids=submission_ids).items():
+        of_run.setdefault(run_id, []).append(sid)
     rows = (
-        RunCase.objects.filter(run__submission_id__in=submission_ids, kind=CaseKind.BENCHMARK, median_s__gt=0)
+        RunCase.objects.filter(run_id__in=list(of_run), kind=CaseKind.BENCHMARK, median_s__gt=0)
         .order_by("position")
-        .values_list("run__submission_id", "case_id", "median_s")
+        .values_list("run_id", "case_id", "median_s")
     )
-    for sid, case_id, median_s in rows:
-        times[sid][case_id] = median_s
+    for run_id, case_id, median_s in rows:
+        for sid in of_run[run_id]:
+            times[sid][case_id] = median_s
     return times
 
 

@@ -288,6 +288,19 @@ def test_the_rates_shown_come_from_the_run_the_rank_uses(top_two, bob):
     }
 
 
+def test_the_case_times_shown_come_from_the_run_the_rank_uses(top_two, bob, client):
+    """The problem page's per-case times beside a leader's score (and its standing's comparison) are those
+    of the judging it ranks on, not of its first, faster draw."""
+    from leaderboard.web.selectors import benchmark_times
+
+    first = first_run(bob, 1.0e-5)
+    judge(first.confirmations.get(), 1.2e-5)
+    assert ranking() == [("bob", 1.2e-5)]
+    assert benchmark_times(submission_ids=[first.pk]) == {first.pk: {"vectoradd[size=256]": 1.2e-5}}
+    page = client.get("/problems/vectoradd/").content.decode()
+    assert '<td>1. bob</td><td class="num">12 us</td>' in page  # the size=256 column of the top's times
+
+
 def test_a_second_judging_that_cannot_run_settles_its_first(top_two, bob, alice, settings):
     """A second judging cancelled for want of a worker, or ended by an operator, leaves its first
     `unconfirmed` (not ranked, saying why) instead of pending: nothing waits on it, a contest's final board
