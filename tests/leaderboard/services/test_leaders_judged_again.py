@@ -373,3 +373,17 @@ def test_a_second_judging_that_may_have_met_the_machines_fault_is_judged_once_mo
     crashes.refresh_from_db()
     assert crashes.confirmation == "refuted" and crashes.confirmations.count() == 2
     assert ranking() == [("bob", 1.1e-5)]
+
+
+@pytest.mark.parametrize("verdict", ["error", "timeout"])
+def test_a_third_judging_never_makes_the_rank_faster(top_two, bob, verdict):
+    """A kernel that ends its second judging in an error or a timeout on purpose gets a third draw, but
+    the rank is the slower of its passing runs: a faster third judging changes nothing; nor is any fourth
+    judging made."""
+    first = first_run(bob, 1.0e-5)
+    judge(first.confirmations.get(), 0, verdict=verdict)
+    third = first.confirmations.get(state="queued")
+    judge(third, 0.5e-5)  # the lucky draw
+    first.refresh_from_db()
+    assert first.confirmation == "confirmed" and ranking() == [("bob", 1.0e-5)]
+    assert first.confirmations.count() == 2
