@@ -452,7 +452,30 @@ def _write_run(
                 _judge_again_or_settle(Submission.objects.get(pk=submission_id), run)
         except Exception:  # the run is written whatever this decision met (a row gone, a rejudge meanwhile)
             logger.exception("submission %s: deciding whether to judge it again failed", submission_id)
+            try:
+                with transaction.atomic():
+                    _judge_again_undecided(submission_id, run)
+            except Exception:
+                logger.exception("submission %s: judging it again, undecided, failed too", submission_id)
     return state
+
+
+def _judge_again_undecided(submission_id: int, run: Run) -> None:
+    """A first leaderboard run whose decision raised fails closed: had it been left as it is, a leader
+    would rank on its one judging. It is judged again as a leader is (whether or not it would have led:
+    one judging more, rarely), ranking once that is settled, on the slower of the two."""
+    submission = Submission.objects.select_related("source").get(pk=submission_id)
+    if (
+        not settings.LEADERS_JUDGED_AGAIN
+        or submission.confirms_id is not None
+        or submission.mode != Mode.LEADERBOARD
+        or submission.confirmation
+        or not _qualifies(run)
+    ):
+        return
+    submission.confirmation = "pending"
+    submission.save(update_fields=["confirmation"])
+    _judge_again(submission, "before it ranks: whether it would lead could not be decided")
 
 
 def _qualifies(run: Run) -> bool:

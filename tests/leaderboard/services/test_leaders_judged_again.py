@@ -387,3 +387,21 @@ def test_a_third_judging_never_makes_the_rank_faster(top_two, bob, verdict):
     first.refresh_from_db()
     assert first.confirmation == "confirmed" and ranking() == [("bob", 1.0e-5)]
     assert first.confirmations.count() == 2
+
+
+def test_a_leader_whose_decision_fails_is_judged_again_not_ranked_on_one_run(top_two, bob, monkeypatch):
+    """The decision to judge a leader again fails closed: when it raises (a deadlock, say), the run is still
+    written, and it is judged again rather than ranked on its one judging."""
+    from leaderboard.submissions import services
+
+    def deadlock(submission):
+        raise services.DatabaseError("deadlock detected")
+
+    monkeypatch.setattr(services, "_boards", deadlock)
+    first = first_run(bob, 1.0e-5)
+    assert first.state == "passed" and first.confirmation == "pending" and ranking() == []
+    again = first.confirmations.get()
+    assert again.state == "queued" and "could not be decided" in again.message
+    monkeypatch.undo()
+    judge(again, 1.2e-5)
+    assert ranking() == [("bob", 1.2e-5)]
