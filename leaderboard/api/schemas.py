@@ -64,8 +64,9 @@ class SubmissionIn(Schema):
     source: str = Field(description="a Python module that defines custom_kernel(data)")
     reuse: bool = Field(
         True,
-        description="mode explore: answer with a copy of the run of identical code judged before (same source, "
-        "problem version, device kind, language) rather than judge it again; false asks for a fresh judging",
+        description="mode explore: answer with a copy of the run of identical code of yours judged before (same "
+        "source, problem version, device kind, language) rather than judge it again; false asks for a fresh "
+        "judging, even where such code finishes judging while this one waits",
     )
 
 
