@@ -24,6 +24,17 @@ JUDGE_FOLDERS = (
 JUDGE_FIXTURES = {"workers", "platform"}  # real Celery workers (and the browser test's whole platform)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Test processes side by side (pytest -n) each point Django at their own services
+    (tests/leaderboard/testbed.py). Where the starting process read the platform's conftest first (a path
+    under tests/leaderboard given), it left DJANGO_SETTINGS_MODULE set; a test process that inherited it
+    would set Django up before its own conftest could, on the shared broker, and skip the broker's tests."""
+    import os
+
+    os.environ.pop("DJANGO_SETTINGS_MODULE", None)
+
+
 def pytest_collection_modifyitems(config, items):
     skip_gpu = (
         None

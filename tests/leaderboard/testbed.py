@@ -44,6 +44,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+_STABLE_LOW = 10_000
+_stable_taken: set[int] = set()
+
+
+def stable_port() -> int:
+    """A loopback port for a server that a test stops and starts again (the broker, a private PostgreSQL or
+    RabbitMQ): below the kernel's ephemeral range, so that while it is down no bind to port 0 (free_port(),
+    any outgoing connection) of another test process can take it, and the server come back to find its port
+    another's (it happened with two test processes side by side: a Redis that could not rebind, and its
+    tests talking to the other process's server). Each process starts its search at a point of its own."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            high = int(f.read().split()[0])  # the ephemeral range's first port
+    except (OSError, ValueError, IndexError):
+        high = 32768
+    span = high - _STABLE_LOW - 1  # a port p and p + 1 (RabbitMQ's distribution port) both below `high`
+    start = (os.getpid() * 97) % span
+    for i in range(span):
+        port = _STABLE_LOW + (start + i) % span
+        if port in _stable_taken or port + 1 in _stable_taken:
+            continue
+        try:
+            for p in (port, port + 1):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        _stable_taken.update((port, port + 1))
+        return port
+    raise RuntimeError(f"no free loopback port between {_STABLE_LOW} and {high}")
+
+
 def wait_for(predicate: Callable[[], object], *, timeout_s: float, what: str, every_s: float = 0.2):
     """Poll `predicate` until it returns something true, and return that; fail the test after timeout_s."""
     deadline = time.monotonic() + timeout_s
@@ -158,7 +190,7 @@ def custom_kernel(data: input_t) -> output_t:
 
 VAR_DIR = Path(tempfile.mkdtemp(prefix="kb-tests-var-"))
 atexit.register(shutil.rmtree, VAR_DIR, True)
-REDIS_PORT = free_port()
+REDIS_PORT = stable_port()  # restarted by the broker's chaos tests
 REDIS_URL = f"redis://127.0.0.1:{REDIS_PORT}/0"
 
 
@@ -524,7 +556,7 @@ class RabbitServer:
             if os.geteuid() == 0:  # the Debian wrapper runs the node as the rabbitmq user
                 for path in (self.dir, self.dir / "plugins"):
                     shutil.chown(path, "rabbitmq", "rabbitmq")
-            self.epmd_port = free_port()
+            self.epmd_port = stable_port()
             self.epmd = subprocess.Popen(
                 ["epmd", "-port", str(self.epmd_port), "-address", "127.0.0.1"],
                 stdout=subprocess.DEVNULL,

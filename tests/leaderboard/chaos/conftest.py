@@ -40,7 +40,7 @@ def private_postgres(django_db_blocker):
     from django.core.management import call_command
     from django.db import connections
 
-    server = testbed.PostgresServer(testbed.free_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-pg-")))
+    server = testbed.PostgresServer(testbed.stable_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-pg-")))
     server.init()
     server.start()
     server.execute(f"CREATE DATABASE {TEMPLATE}")
@@ -147,7 +147,7 @@ def rabbit():
     if not testbed.RabbitServer.available():
         pytest.skip("rabbitmq-server is not installed: this test runs a RabbitMQ node of its own")
     # Not under pytest's tmp_path: its parents are private to this user, and the node runs as rabbitmq.
-    server = testbed.RabbitServer(testbed.free_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-rabbit-")))
+    server = testbed.RabbitServer(testbed.stable_port(), Path(tempfile.mkdtemp(prefix="kb-chaos-rabbit-")))
     try:
         server.start()
         yield server

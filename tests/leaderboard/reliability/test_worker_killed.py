@@ -6,16 +6,32 @@ Real components throughout: PostgreSQL, Redis, two `celery worker` processes and
 import time
 
 import pytest
-from testbed import make_submission, wait_for
+from testbed import make_submission, vectoradd_source, wait_for
 
 from leaderboard.submissions.models import Run, State, Submission
 from leaderboard.submissions.services import submission_sweep
+
+# A correct kernel that takes its time, so that the first worker is still judging it when the second has
+# started (a bare vectoradd's test run can end first, and the kill would find nothing to interrupt).
+SLOW = (
+    vectoradd_source()
+    + """
+import time as _time
+
+_fast = custom_kernel
+
+
+def custom_kernel(data):
+    _time.sleep(0.5)
+    return _fast(data)
+"""
+)
 
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_leaves_a_submission_that_is_still_judged_once(workers, problems, alice):
     first = workers.start("first")
-    submission = make_submission(alice.user)
+    submission = make_submission(alice.user, source=SLOW)
 
     def row():
         return Submission.objects.get(pk=submission.pk)
