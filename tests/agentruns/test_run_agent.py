@@ -14,9 +14,12 @@ pytestmark = pytest.mark.judge  # every test here starts a judge (tests/conftest
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("problem", ["trimul", "qr"])
+# Seeds whose two candidates keep fp32 throughout (trimul's seed 1: a chunked input loop, a fused pair of
+# projections): a candidate with a bf16 or fp16 projection can miss the tolerance on fresh inputs, and the
+# entry's verdict would then be the judge's right call on a marginal kernel, not what this test is about.
+@pytest.mark.parametrize("problem,seed", [("trimul", "1"), ("qr", "3")])
 def test_run_agent_stores_steps_and_enters_the_ranking(
-    problem, problems, no_limits, settings, tmp_path, capsys
+    problem, seed, problems, no_limits, settings, tmp_path, capsys
 ):
     settings.RUNNER_SANDBOX = "bwrap"  # what the platform uses: leaderboard mode refuses `none`
     call_command(
@@ -34,7 +37,7 @@ def test_run_agent_stores_steps_and_enters_the_ranking(
         "--rollouts",
         "2",
         "--seed",
-        "3",
+        seed,
         "--case-budget",
         "0.05",
         "--out",
