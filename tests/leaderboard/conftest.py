@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,11 +37,7 @@ def redis_server():
 
     if settings.CELERY_BROKER_URL != testbed.REDIS_URL:
         pytest.skip("Django was set up before this conftest: the broker is not the tests' private Redis")
-    server = testbed.RedisServer(testbed.REDIS_PORT, Path(tempfile.mkdtemp(prefix="kb-tests-redis-")))
-    server.start()
-    yield server
-    server.stop()
-    shutil.rmtree(server.dir, ignore_errors=True)
+    return testbed.private_redis()
 
 
 @pytest.fixture

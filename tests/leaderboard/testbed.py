@@ -276,6 +276,8 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )
         wait_for(self._pong, timeout_s=10, what=f"redis-server on port {self.port}")
+        if self.proc.poll() is not None:  # another server answered on the port: this one could not bind
+            raise AssertionError(f"redis-server on port {self.port} exited: the port is another server's")
 
     def _pong(self) -> bool:
         try:
@@ -292,6 +294,24 @@ class RedisServer:
         """Stop and start again. Without persistence, every message the broker held is gone."""
         self.stop()
         self.start()
+
+
+_private_redis: RedisServer | None = None
+
+
+def private_redis() -> RedisServer:
+    """The tests' private Redis (the broker at REDIS_URL): one per test process, whichever conftest's fixture
+    asks. tests/agentruns imports the platform's fixtures, a second copy of the session fixture, which
+    started a second server on the same port: it could not bind, the first answered in its place, and a
+    chaos test's `stop()` then stopped nothing (the broker stayed up through its "outage")."""
+    global _private_redis
+    if _private_redis is None:
+        server = RedisServer(REDIS_PORT, Path(tempfile.mkdtemp(prefix="kb-tests-redis-")))
+        server.start()
+        atexit.register(shutil.rmtree, server.dir, True)
+        atexit.register(server.stop)  # runs first
+        _private_redis = server
+    return _private_redis
 
 
 @dataclass
