@@ -494,9 +494,10 @@ def _qualifies(run: Run) -> bool:
 # of attempts, or ended by an operator): not ranked, as a refuted one, but it says why.
 
 
-# A second judging that ends in one of these may have met the machine's fault, not the kernel's: one more
-# is made (so at most two per first run) before the first is refuted.
-MAYBE_THE_MACHINES = (State.ERROR, State.TIMEOUT)
+# A second judging that the judge itself reports as the platform's fault (its report's `platform_fault`,
+# which the submission cannot write) is made once more (so at most two per first run) before the first is
+# refuted. Not an error or a timeout as such: a kernel can raise, sleep or kill itself on a draw it dislikes,
+# and that must cost it the rank, not buy it another draw (attack review, 2026-12-07).
 JUDGINGS_AGAIN_AT_MOST = 2
 
 
@@ -616,11 +617,8 @@ def _judge_again_or_settle(submission: Submission, run: Run) -> None:
         first = Submission.objects.select_for_update().get(pk=submission.confirms_id)
         if first.confirmation != "pending":
             return
-        if run.verdict in MAYBE_THE_MACHINES and first.confirmations.count() < JUDGINGS_AGAIN_AT_MOST:
-            # An error or a timeout may be the machine's (a process killed from outside, a host under
-            # load): an honest leader is judged once more before it is refuted; a kernel that errors on
-            # fresh inputs errors again.
-            _judge_again(first, f"#{submission.pk} ended {run.verdict}, which may be the machine's")
+        if (run.report or {}).get("platform_fault") and first.confirmations.count() < JUDGINGS_AGAIN_AT_MOST:
+            _judge_again(first, f"#{submission.pk} ended {run.verdict} by a fault of the platform")
             return
         _settle(first, submission, run)
         return

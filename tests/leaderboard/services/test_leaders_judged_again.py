@@ -38,8 +38,9 @@ def report(score_s: float, verdict: str = "passed") -> RunReport:
     )
 
 
-def judge(submission: Submission, score_s: float, verdict: str = "passed") -> Submission:
-    return testbed.finish(testbed.claim(submission), report(score_s, verdict))
+def judge(submission: Submission, score_s: float, verdict: str = "passed", platform_fault: bool = False):
+    made = dataclasses.replace(report(score_s, verdict), platform_fault=platform_fault)
+    return testbed.finish(testbed.claim(submission), made)
 
 
 def first_run(persona, score_s: float) -> Submission:
@@ -350,38 +351,42 @@ def test_the_page_says_why_a_copy_or_an_unrun_second_judging_is_not_ranked(top_t
     assert "A copy of a source of yours that was judged again and is not ranked" in page
 
 
-@pytest.mark.parametrize("verdict", ["error", "timeout"])
-def test_a_second_judging_that_may_have_met_the_machines_fault_is_judged_once_more(
-    top_two, bob, alice, verdict
-):
-    """An error or a timeout may be the machine's (a contestant killed from outside, a host under load): the
-    leader is judged a third time before it is refuted, and ranks if that passes; a second such end refutes."""
+def test_a_second_judging_ended_by_the_platforms_fault_is_judged_once_more(top_two, bob, alice):
+    """A second judging the judge reports as the platform's fault (a process killed from outside): the leader
+    is judged a third time before it is refuted, and ranks if that passes; a second such end refutes."""
     first = first_run(bob, 1.0e-5)
     [second] = first.confirmations.all()
-    judge(second, 0, verdict=verdict)
+    judge(second, 0, verdict="error", platform_fault=True)
     first.refresh_from_db()
     assert first.confirmation == "pending" and ranking() == []
     third = first.confirmations.exclude(pk=second.pk).get()
-    assert third.state == "queued" and f"#{second.pk} ended {verdict}" in third.message
+    assert third.state == "queued" and f"#{second.pk} ended error by a fault of the platform" in third.message
     judge(third, 1.1e-5)
     first.refresh_from_db()
     assert first.confirmation == "confirmed" and ranking() == [("bob", 1.1e-5)]
 
     crashes = first_run(alice, 0.5e-5)
     for _ in range(2):
-        judge(crashes.confirmations.filter(state="queued").get(), 0, verdict=verdict)
+        judge(crashes.confirmations.filter(state="queued").get(), 0, verdict="error", platform_fault=True)
     crashes.refresh_from_db()
     assert crashes.confirmation == "refuted" and crashes.confirmations.count() == 2
     assert ranking() == [("bob", 1.1e-5)]
 
 
 @pytest.mark.parametrize("verdict", ["error", "timeout"])
-def test_a_third_judging_never_makes_the_rank_faster(top_two, bob, verdict):
-    """A kernel that ends its second judging in an error or a timeout on purpose gets a third draw, but
-    the rank is the slower of its passing runs: a faster third judging changes nothing; nor is any fourth
-    judging made."""
+def test_a_kernels_own_error_or_timeout_refutes_without_another_draw(top_two, bob, verdict):
+    """A kernel that raises, sleeps or kills itself on a draw it dislikes buys no other draw: refuted."""
     first = first_run(bob, 1.0e-5)
     judge(first.confirmations.get(), 0, verdict=verdict)
+    first.refresh_from_db()
+    assert first.confirmation == "refuted" and first.confirmations.count() == 1 and ranking() == []
+
+
+def test_a_third_judging_never_makes_the_rank_faster(top_two, bob):
+    """A third draw after a platform fault ranks on the slower of the passing runs: a faster third
+    judging changes nothing; nor is any fourth judging made."""
+    first = first_run(bob, 1.0e-5)
+    judge(first.confirmations.get(), 0, verdict="error", platform_fault=True)
     third = first.confirmations.get(state="queued")
     judge(third, 0.5e-5)  # the lucky draw
     first.refresh_from_db()
