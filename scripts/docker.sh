@@ -47,8 +47,9 @@ start() {
   mkdir -p "$STATE"
   # No bridge: a container only ever gets network none (jobs) or host (image builds). Never add a bridge
   # network: nothing here may send traffic to private address ranges.
+  # 9>&-: the daemon outlives this script and must not inherit the set-up lock (it would hold it forever).
   setsid dockerd --bridge=none --iptables=false --ip-forward=false \
-    --pidfile "$PWD/$STATE/dockerd.pid" >"$STATE/dockerd.log" 2>&1 < /dev/null &
+    --pidfile "$PWD/$STATE/dockerd.pid" >"$STATE/dockerd.log" 2>&1 < /dev/null 9>&- &
   echo $! > "$STATE/started.pid"
   for _ in $(seq 1 60); do
     if engine_answers; then say "dockerd started (pid $(cat "$STATE/started.pid"))"; return 0; fi
@@ -105,7 +106,7 @@ serve_wheels() {
   local wheel
   wheel=$(torch_wheel)
   [ -e "$STATE/wheels/$(basename "$wheel")" ] || ln -sf "$(realpath "$wheel")" "$STATE/wheels/"
-  python3 -m http.server --bind 127.0.0.1 --directory "$STATE/wheels" "$WHEEL_PORT" >"$STATE/wheels.log" 2>&1 &
+  python3 -m http.server --bind 127.0.0.1 --directory "$STATE/wheels" "$WHEEL_PORT" >"$STATE/wheels.log" 2>&1 9>&- &
   WHEEL_SERVER=$!
   trap 'kill "$WHEEL_SERVER" 2>/dev/null || true' EXIT
   for _ in $(seq 1 50); do
@@ -170,7 +171,7 @@ mkdir -p "$STATE"
 # One set-up at a time: test processes running side by side (pytest -n) may each find the image stale.
 if [ "${1:-setup}" != hash ] && [ "${1:-setup}" != status ]; then
   exec 9>"$STATE/lock"
-  flock 9
+  flock -w 1500 9 || { say "another set-up has held $STATE/lock for 25 minutes: $(fuser "$STATE/lock" 2>&1)"; exit 1; }
 fi
 case "${1:-setup}" in
   start) start ;;

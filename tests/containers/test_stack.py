@@ -19,9 +19,12 @@ def test_the_stack_comes_up_judges_a_submission_ranks_it_and_goes_down():
     from runner.sandbox.docker import engine as client_of
 
     client = client_of()
-    run = subprocess.run(
-        ["bash", "scripts/docker_stack.sh"], cwd=RUNNER_ROOT, capture_output=True, text=True, timeout=1800
-    )
+    try:
+        run = subprocess.run(
+            ["bash", "scripts/docker_stack.sh"], cwd=RUNNER_ROOT, capture_output=True, text=True, timeout=1800
+        )
+    except subprocess.TimeoutExpired as exc:  # say where it stood, not only that it took too long
+        pytest.fail(f"docker_stack.sh ran past 30 minutes; it had printed:\n{exc.stdout}\n{exc.stderr}")
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert "in the rankings: rank 1 alice" in run.stdout, run.stdout[-4000:]
     # How the compose worker judged it: CPU time from the job's cgroup, a uid leased for the job, judges
