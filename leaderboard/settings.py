@@ -305,6 +305,10 @@ EXPLORE_MAX_PER_HOUR = _env_int("EXPLORE_MAX_PER_HOUR", 600)  # per user, shared
 # A leaderboard run that would enter the top N of its problem and device kind is judged again, with fresh
 # secret seeds, before it ranks, and ranks on the slower of its runs: a lucky draw does not stay. 0: never.
 LEADERS_JUDGED_AGAIN = _env_int("LEADERS_JUDGED_AGAIN", 3)
+# A second judging goes to a worker other than the one that judged its first where another serves its device
+# kind and is idle now, so that one machine's drift or fault does not decide both runs; for at most this long
+# after it was queued, then whichever worker takes it judges it. 0: any worker at once.
+LEADERS_ANOTHER_WORKER_WAIT_S = _env_float("LEADERS_ANOTHER_WORKER_WAIT_S", 60.0)
 SUBMISSION_MAX_ATTEMPTS = 3  # claims of one submission before it ends as `error`
 # A submission for a device kind that no worker serves now (no worker of its queue has beat within
 # WORKER_STALE_AFTER_S) is refused, saying so, rather than queued to wait for nobody; false queues it anyway.

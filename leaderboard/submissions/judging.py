@@ -12,10 +12,13 @@ import logging
 import pkgutil
 import secrets
 import threading
+from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django.db.models import Q
+from django.utils import timezone
 
 from leaderboard.submissions import reconnect
 from leaderboard.submissions.exploration import exploration_share_claimed, ranked_kinds_of, ranked_waiting
@@ -23,6 +26,7 @@ from leaderboard.submissions.models import Mode, State, Submission, Worker
 from leaderboard.submissions.progress import ProgressWriter
 from leaderboard.submissions.services import (
     submission_claim,
+    submission_enqueue,
     submission_finish,
     submission_heartbeat,
     submission_take_back,
@@ -201,9 +205,53 @@ def submission_judge_delivered(*, submission_id: int, worker: str) -> str:
         queues = Worker.objects.filter(name=worker).values_list("device_kinds", flat=True).first() or ""
         kinds = ranked_kinds_of(queues.split(","))
         for ranked_id in ranked_waiting(device_kinds=kinds) if kinds else []:
+            if another_worker_judges(submission_id=ranked_id, worker=worker):
+                continue  # its own message finds the other worker, or comes back here past the wait
             if submission_judge(submission_id=ranked_id, worker=worker, delivered=False) != "not claimed":
                 break  # another worker may have taken the oldest meanwhile: then the next
+    if another_worker_judges(submission_id=submission_id, worker=worker):
+        queued = Submission.objects.filter(pk=submission_id).values_list("device_kind", "mode").first()
+        if queued is not None:
+            logger.info("second judging %s passed on from %s to another worker", submission_id, worker)
+            submission_enqueue(submission_id=submission_id, device_kind=queued[0], mode=queued[1])
+        return "passed on"
     return submission_judge(submission_id=submission_id, worker=worker)
+
+
+def another_worker_judges(*, submission_id: int, worker: str) -> bool:
+    """Whether `worker` leaves a queued second judging to another worker (issue 30: leaders are judged again
+    on another worker where there is one): it judged an earlier run of the same leader, and another worker
+    that serves the device kind beats, has not stopped and judges nothing now. Only for
+    LEADERS_ANOTHER_WORKER_WAIT_S after the second judging was queued: a busy or vanished fleet never
+    leaves it waiting longer than that."""
+    wait_s = settings.LEADERS_ANOTHER_WORKER_WAIT_S
+    now = timezone.now()
+    second = (
+        Submission.objects.filter(
+            pk=submission_id,
+            state=State.QUEUED,
+            confirms__isnull=False,
+            created_at__gte=now - timedelta(seconds=wait_s),
+        )
+        .values_list("confirms_id", "device_kind")
+        .first()
+    )
+    if not wait_s or second is None:
+        return False
+    first_id, kind = second
+    judged_by = set(
+        Submission.objects.filter(Q(pk=first_id) | Q(confirms_id=first_id))
+        .exclude(worker="")
+        .values_list("worker", flat=True)
+    )
+    if worker not in judged_by:
+        return False
+    busy = set(Submission.objects.filter(state=State.RUNNING).values_list("worker", flat=True))
+    fresh_after = now - timedelta(seconds=settings.WORKER_STALE_AFTER_S)
+    others = Worker.objects.filter(stopped_at__isnull=True, beat_at__gte=fresh_after).exclude(
+        name__in=judged_by | busy
+    )
+    return any(kind in kinds.split(",") for kinds in others.values_list("device_kinds", flat=True))
 
 
 def _judge_version_checked(spec: JobSpec, *, expected_version: str, on_progress=None) -> RunReport:

@@ -4,6 +4,7 @@ slower of its two secret runs, or not at all when the second judging did not pas
 of the test's choosing through the services (no runner)."""
 
 import dataclasses
+from datetime import timedelta
 
 import pytest
 import testbed
@@ -410,3 +411,47 @@ def test_a_leader_whose_decision_fails_is_judged_again_not_ranked_on_one_run(top
     monkeypatch.undo()
     judge(again, 1.2e-5)
     assert ranking() == [("bob", 1.2e-5)]
+
+
+def test_a_second_judging_goes_to_another_idle_worker_where_there_is_one(
+    top_two, bob, alice, broker, settings
+):
+    """On a real broker: the worker that judged the first run passes the second judging on (its id sent
+    again) while another worker of the device kind beats and judges nothing; the other never passes it."""
+    from django.utils import timezone
+
+    from leaderboard.submissions import broker as queues
+    from leaderboard.submissions.judging import another_worker_judges, submission_judge_delivered
+    from leaderboard.submissions.models import Worker
+    from leaderboard.submissions.services import worker_stopped
+
+    for name in ("cpu@fixture", "cpu@other"):
+        worker_beat(name=name, device_kinds=["cpu"], started_at=timezone.now())
+    again = first_run(bob, 1.0e-5).confirmations.get()  # judged on cpu@fixture (testbed.claim's worker)
+    assert submission_judge_delivered(submission_id=again.pk, worker="cpu@fixture") == "passed on"
+    again.refresh_from_db()
+    assert (again.state, again.attempts, again.worker) == ("queued", 0, "")
+    assert again.pk in queues.held_ids("cpu")
+    assert not another_worker_judges(submission_id=again.pk, worker="cpu@other")
+
+    def passes_on() -> bool:
+        return another_worker_judges(submission_id=again.pk, worker="cpu@fixture")
+
+    # Whenever no other worker can take it now, the one that judged the first takes it.
+    busy = testbed.claim(testbed.make_submission(alice.user, mode="test"), worker="cpu@other")
+    assert not passes_on()
+    testbed.finish(busy, report(1e-5), worker="cpu@other")
+    assert passes_on()
+    Worker.objects.filter(name="cpu@other").update(device_kinds="cpu.explore")  # serves another queue
+    assert not passes_on()
+    Worker.objects.filter(name="cpu@other").update(device_kinds="cpu")
+    Worker.objects.filter(name="cpu@other").update(beat_at=timezone.now() - timedelta(minutes=5))
+    assert not passes_on()  # its beat went stale
+    worker_beat(name="cpu@other", device_kinds=["cpu"], started_at=timezone.now())
+    worker_stopped(name="cpu@other")
+    assert not passes_on()
+    worker_beat(name="cpu@other", device_kinds=["cpu"], started_at=timezone.now())
+    assert passes_on()
+    settings.LEADERS_ANOTHER_WORKER_WAIT_S = 0.5  # past the wait: whoever takes it judges it
+    Submission.objects.filter(pk=again.pk).update(created_at=timezone.now() - timedelta(seconds=1))
+    assert not passes_on()
