@@ -127,6 +127,15 @@ def summary_line(name: str, reports: list) -> str:
     scores = [r.score_s for r in reports]
     cv = statistics.pstdev(scores) / statistics.mean(scores) if len(scores) > 1 else 0.0
     line = f"{name}: leaderboard score {statistics.mean(scores) * 1e3:.3f} ms, spread (CV) {cv * 100:.2f} % over {len(scores)} runs"
+    # The interval's coverage (issue 30): how often the next run's score lies inside this run's 95 % interval.
+    pairs = [(a, b) for a, b in zip(reports[:-1], reports[1:], strict=True) if a.score_low_s is not None]
+    if pairs:
+        held = sum(a.score_low_s <= b.score_s <= a.score_high_s for a, b in pairs)
+        widths = sorted(
+            (a.score_high_s - a.score_low_s) / 2 / a.score_s for a in reports if a.score_low_s is not None
+        )
+        line += f"; the next run inside this run's 95 % interval {held} of {len(pairs)} times"
+        line += f" (half-widths {widths[0] * 100:.1f} to {widths[-1] * 100:.1f} %)"
     if reports[0].handshake_s:
         line += f"; handshake {reports[0].handshake_s * 1e6:.0f} us"
     timed = [c.stats for r in reports for c in r.cases if c.stats]
