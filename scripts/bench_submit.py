@@ -17,6 +17,7 @@ ahead of the next run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -44,21 +45,18 @@ def call(url: str, token: str, body: dict | None = None) -> dict:
         return json.loads(response.read())
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--port", type=int, default=8799)
-    parser.add_argument("--mode", choices=["test", "leaderboard"], default="test")
-    args = parser.parse_args()
-
+@contextlib.contextmanager
+def embedded_server(port: int, **env_overrides: str):
+    """`manage.py serve` on a fresh var/ folder (SQLite, the filesystem broker, one worker): yields its API's
+    base URL and a token of a user "bench"; stopped as Ctrl-C stops it."""
     var = Path(tempfile.mkdtemp(prefix="kb-bench-var-"))
     env = {
         k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ENV")
     }
     env.update({"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "KERNELBOARD_VAR_DIR": str(var)})
-    env["LEADERS_JUDGED_AGAIN"] = "0"
+    env.update(env_overrides)
     serve = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(args.port)],
+        [sys.executable, "manage.py", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -72,8 +70,7 @@ def main() -> int:
             if "sandbox" in line or "running at" in line:
                 print(line.strip())
         else:
-            print("serve did not start", file=sys.stderr)
-            return 2
+            raise SystemExit("serve did not start")
         token = subprocess.run(
             [sys.executable, "manage.py", "create_api_token", "bench"],
             cwd=ROOT,
@@ -82,7 +79,20 @@ def main() -> int:
             text=True,
             check=True,
         ).stdout.strip()
-        base = f"http://127.0.0.1:{args.port}/api"
+        yield f"http://127.0.0.1:{port}/api", token
+    finally:
+        serve.send_signal(signal.SIGINT)
+        serve.wait(timeout=60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--mode", choices=["test", "leaderboard"], default="test")
+    args = parser.parse_args()
+
+    with embedded_server(args.port, LEADERS_JUDGED_AGAIN="0") as (base, token):
         totals = []
         for i in range(args.runs):
             t0 = time.perf_counter()
@@ -102,9 +112,6 @@ def main() -> int:
                 f"run {i + 1}: {doc['state']} in {total:.2f} s (queue {(started - created_at).total_seconds():.2f} s,"
                 f" judging {(finished - started).total_seconds():.2f} s)"
             )
-    finally:
-        serve.send_signal(signal.SIGINT)
-        serve.wait(timeout=60)
 
     os.environ.setdefault("RUNNER_SANDBOX", "")
     from runner import JobSpec, execute
