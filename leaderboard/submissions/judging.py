@@ -12,6 +12,7 @@ import logging
 import pkgutil
 import secrets
 import threading
+import time
 from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -36,6 +37,8 @@ from runner.spec import JobSpec, RunReport, Verdict
 from runner.vocabulary import DEVICE_KINDS, EXPLORE, judged_as
 
 logger = logging.getLogger(__name__)
+
+PASS_ON_PAUSE_S = 1.0  # before a worker sends a second judging on to another (another_worker_judges)
 
 
 class _Heartbeat:
@@ -213,6 +216,9 @@ def submission_judge_delivered(*, submission_id: int, worker: str) -> str:
         queued = Submission.objects.filter(pk=submission_id).values_list("device_kind", "mode").first()
         if queued is not None:
             logger.info("second judging %s passed on from %s to another worker", submission_id, worker)
+            # A pause, so that a message the other worker fails to take (a stuck consumer whose beat goes on)
+            # comes back here a few dozen times within the wait, not thousands.
+            time.sleep(PASS_ON_PAUSE_S)
             submission_enqueue(submission_id=submission_id, device_kind=queued[0], mode=queued[1])
         return "passed on"
     return submission_judge(submission_id=submission_id, worker=worker)
