@@ -231,6 +231,8 @@ def another_worker_judges(*, submission_id: int, worker: str) -> bool:
     LEADERS_ANOTHER_WORKER_WAIT_S after the second judging was queued: a busy or vanished fleet never
     leaves it waiting longer than that."""
     wait_s = settings.LEADERS_ANOTHER_WORKER_WAIT_S
+    if not wait_s:
+        return False
     now = timezone.now()
     second = (
         Submission.objects.filter(
@@ -242,7 +244,7 @@ def another_worker_judges(*, submission_id: int, worker: str) -> bool:
         .values_list("confirms_id", "device_kind")
         .first()
     )
-    if not wait_s or second is None:
+    if second is None:
         return False
     first_id, kind = second
     judged_by = set(
